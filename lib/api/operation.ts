@@ -1,0 +1,22 @@
+// An Operation is one entry of the HTTP contract (../shared/api.md): a method and path for the
+// HTTP API, and an `op` name for direct Lambda invoke. Both routes feed `run` one input object:
+// over HTTP it is the JSON body merged with the query string and the path parameters (path wins);
+// over direct invoke it is the event itself minus `op`. Validation happens inside `run`.
+import type { SluiceContext } from '../context.js';
+
+export type HttpMethod = 'GET' | 'POST' | 'DELETE' | 'PUT' | 'PATCH';
+
+export interface OperationResult {
+  readonly status: number;
+  readonly body?: unknown;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+export interface Operation {
+  /** Direct-invoke name, e.g. 'produce', 'fetch', 'createTopic', 'joinGroup'. */
+  readonly name: string;
+  readonly method: HttpMethod;
+  /** Path template with `{param}` segments, e.g. '/v1/topics/{topic}/records'. */
+  readonly path: string;
+  run(ctx: SluiceContext, input: Record<string, unknown>): Promise<OperationResult>;
+}
