@@ -1,0 +1,15 @@
+// Errors raised by the RecordBatch codec. Corruption is always thrown, never returned as data:
+// a caller that catches CorruptRecordError knows the bytes it holds are not a valid batch.
+
+/** The bytes are not a well-formed Kafka RecordBatch v2 (bad CRC, bad length, truncation, ...). */
+export class CorruptRecordError extends Error {
+  override readonly name = 'CorruptRecordError';
+}
+
+/**
+ * The batch is well formed but uses a codec Sluice does not implement (snappy, lz4, zstd).
+ * Distinct from corruption: the data may be fine, this build just cannot read it.
+ */
+export class UnsupportedCompressionError extends Error {
+  override readonly name = 'UnsupportedCompressionError';
+}

@@ -1,0 +1,19 @@
+// Public API of the RecordBatch v2 codec: pure bytes, no I/O, no AWS.
+
+export type { CompressionType } from './compression.js';
+export { crc32c } from './crc32c.js';
+export { CorruptRecordError, UnsupportedCompressionError } from './errors.js';
+export type { DecodedRecord, RecordHeader, RecordInput } from './record.js';
+export {
+  type DecodedBatch,
+  type EncodeBatchOptions,
+  LOG_OVERHEAD,
+  RECORD_BATCH_OVERHEAD,
+  type RecordBatchHeader,
+  decodeRecordBatch,
+  decodeRecordBatches,
+  encodeRecordBatch,
+  readBatchHeader,
+  setBaseOffset,
+  setPartitionLeaderEpoch,
+} from './record-batch.js';
