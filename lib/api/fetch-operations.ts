@@ -1,0 +1,106 @@
+// Fetch and ListOffsets: the consumer's read path.
+//   GET /v1/topics/{topic}/partitions/{partition}/records?offset&maxBytes&maxWaitMs&encoding
+//   GET /v1/topics/{topic}/partitions/{partition}/offsets?at=earliest|latest|<timestamp ms>
+// A fetch at the high watermark with maxWaitMs > 0 long-polls: it re-reads the partition's STATE
+// item (one strongly consistent GetItem, no S3 request) every LONG_POLL_INTERVAL_MS until the log
+// end moves or the wait runs out, as a Kafka broker holds a fetch until fetch.min.bytes arrive.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { z } from 'zod';
+import type { SluiceContext } from '../context.js';
+import { listOffsets } from '../log/list-offsets.js';
+import { readRecords } from '../log/read.js';
+import { getPartitionState } from '../metadata/partition-state.js';
+import { getTopicCached, validateTopicName } from '../metadata/topics.js';
+import { encodeBytes } from './encoding.js';
+import type { Operation } from './operation.js';
+import { encoding, intParam, parseInput, topicName } from './validation.js';
+
+export const DEFAULT_FETCH_MAX_BYTES = 1_048_576;
+/** Largest accepted maxBytes: Kafka's fetch.max.bytes default. */
+export const MAX_FETCH_MAX_BYTES = 52_428_800;
+/**
+ * Bytes actually read per fetch, whatever maxBytes asks: a Lambda response is at most 6 MB, and
+ * record bytes grow by up to 4/3 in base64 plus JSON framing. Like Kafka's, the limit is soft (the
+ * first batch is returned whole), and a consumer simply fetches again from nextOffset.
+ */
+export const MAX_READ_BYTES_PER_FETCH = 3 * 1024 * 1024;
+export const LONG_POLL_INTERVAL_MS = 75;
+
+const partitionParam = intParam(0, 2_147_483_647);
+
+export const fetchSchema = z.strictObject({
+  topic: topicName,
+  partition: partitionParam,
+  offset: intParam(0),
+  maxBytes: intParam(1, MAX_FETCH_MAX_BYTES).default(DEFAULT_FETCH_MAX_BYTES),
+  maxWaitMs: intParam(0, 2_147_483_647).default(0),
+  encoding: encoding.default('utf8'),
+});
+
+export const listOffsetsSchema = z.strictObject({
+  topic: topicName,
+  partition: partitionParam,
+  at: z.union([z.enum(['earliest', 'latest']), intParam(0)]),
+});
+
+async function fetchRecords(ctx: SluiceContext, raw: Record<string, unknown>) {
+  const input = parseInput(fetchSchema, raw);
+  validateTopicName(input.topic);
+  await getTopicCached(ctx, input.topic, input.partition);
+  const read = () => readRecords(ctx, input.topic, input.partition, {
+    offset: input.offset,
+    maxBytes: Math.min(input.maxBytes, MAX_READ_BYTES_PER_FETCH),
+  });
+
+  let result = await read();
+  const waitMs = Math.min(input.maxWaitMs, ctx.maxWaitMsLimit);
+  if (result.records.length === 0 && waitMs > 0 && input.offset >= result.highWatermark) {
+    const deadline = Date.now() + waitMs;
+    let moved = false;
+    while (!moved && Date.now() < deadline) {
+      await sleep(Math.min(LONG_POLL_INTERVAL_MS, Math.max(0, deadline - Date.now())));
+      const state = await getPartitionState(ctx, input.topic, input.partition);
+      moved = state.nextOffset > input.offset;
+    }
+    if (moved) result = await read();
+  }
+
+  return {
+    // A batch may start before the requested offset; Kafka clients skip those records, so do we.
+    records: result.records
+      .filter((r) => r.offset >= input.offset)
+      .map((r) => ({
+        offset: r.offset,
+        timestamp: r.timestamp,
+        key: encodeBytes(r.key, input.encoding),
+        value: encodeBytes(r.value, input.encoding),
+        headers: r.headers.map((h) => ({ key: h.key, value: encodeBytes(h.value, input.encoding) })),
+      })),
+    nextOffset: result.nextOffset,
+    highWatermark: result.highWatermark,
+    logStartOffset: result.logStartOffset,
+  };
+}
+
+export const fetchOperation: Operation = {
+  name: 'fetch',
+  method: 'GET',
+  path: '/v1/topics/{topic}/partitions/{partition}/records',
+  async run(ctx, input) {
+    return { status: 200, body: await fetchRecords(ctx, input) };
+  },
+};
+
+export const listOffsetsOperation: Operation = {
+  name: 'listOffsets',
+  method: 'GET',
+  path: '/v1/topics/{topic}/partitions/{partition}/offsets',
+  async run(ctx, raw) {
+    const input = parseInput(listOffsetsSchema, raw);
+    validateTopicName(input.topic);
+    await getTopicCached(ctx, input.topic, input.partition);
+    return { status: 200, body: await listOffsets(ctx, input.topic, input.partition, input.at) };
+  },
+};
+
+export const fetchOperations: readonly Operation[] = [fetchOperation, listOffsetsOperation];

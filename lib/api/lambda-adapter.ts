@@ -1,0 +1,64 @@
+// The one Lambda handler shape every Sluice function uses: an API Gateway HTTP API (payload v2)
+// event is served through handleHttp; any event with an `op` is a direct invoke served through
+// handleInvoke and answered with `{status, body}`. The SluiceContext (SDK clients, settings and
+// the lease owner id) is built lazily once per process, so a cold start is a new lease owner.
+import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { createClients, createContext, type SluiceContext } from '../context.js';
+import { SluiceError } from './errors.js';
+import type { Operation } from './operation.js';
+import { handleHttp, handleInvoke, type InvokeResponse } from './router.js';
+
+export interface LambdaHandlerOptions {
+  /** Supplies the context (the local server injects its own); @default built from the environment */
+  readonly context?: () => SluiceContext;
+}
+
+export type DirectInvokeEvent = { readonly op: string } & Readonly<Record<string, unknown>>;
+
+export type SluiceLambdaHandler = {
+  (event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2>;
+  (event: DirectInvokeEvent): Promise<InvokeResponse>;
+  (event: unknown): Promise<APIGatewayProxyResultV2 | InvokeResponse>;
+};
+
+function isHttpEvent(event: unknown): event is APIGatewayProxyEventV2 {
+  const e = event as Partial<APIGatewayProxyEventV2> | null;
+  return typeof e === 'object' && e !== null && typeof e.rawPath === 'string' && typeof e.requestContext?.http?.method === 'string';
+}
+
+function isInvokeEvent(event: unknown): event is DirectInvokeEvent {
+  return typeof event === 'object' && event !== null && typeof (event as { op?: unknown }).op === 'string';
+}
+
+let processContext: SluiceContext | undefined;
+
+/** The environment-configured context, created on first use and kept for the life of the process. */
+function contextFromEnvironment(): SluiceContext {
+  return (processContext ??= createContext(createClients()));
+}
+
+export function createLambdaHandler(operations: readonly Operation[], options: LambdaHandlerOptions = {}): SluiceLambdaHandler {
+  const getContext = options.context ?? contextFromEnvironment;
+  const handler = async (event: unknown): Promise<APIGatewayProxyStructuredResultV2 | InvokeResponse> => {
+    if (isHttpEvent(event)) {
+      const query: Record<string, string> = {};
+      // First value wins for a repeated parameter; raw string, so values are decoded exactly once.
+      for (const [k, v] of new URLSearchParams(event.rawQueryString ?? '')) if (!(k in query)) query[k] = v;
+      const body =
+        event.body === undefined ? undefined : event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+      const response = await handleHttp(
+        getContext(),
+        { method: event.requestContext.http.method, path: event.rawPath, query, headers: event.headers, body },
+        operations,
+      );
+      return { statusCode: response.status, headers: response.headers, body: response.body, isBase64Encoded: false };
+    }
+    if (isInvokeEvent(event)) return handleInvoke(getContext(), event, operations);
+    const error = new SluiceError(
+      'INVALID_REQUEST',
+      'unrecognised event: expected an API Gateway HTTP API (v2) event or a direct-invoke event {"op": ...}',
+    );
+    return { status: error.status, body: error.toBody() };
+  };
+  return handler as SluiceLambdaHandler;
+}

@@ -1,0 +1,20 @@
+// POST /v1/producers — Kafka's InitProducerId: a fresh producer id (epoch 0) for idempotent
+// producing. The producer then sends producerId, producerEpoch and per-partition sequences
+// with each produce, and a retried batch is acknowledged with its original offsets.
+import { z } from 'zod';
+import { allocateProducerId } from '../metadata/producer-ids.js';
+import type { Operation } from './operation.js';
+import { parseInput } from './validation.js';
+
+export const initProducerIdOperation: Operation = {
+  name: 'initProducerId',
+  method: 'POST',
+  path: '/v1/producers',
+  async run(ctx, raw) {
+    parseInput(z.strictObject({}), raw);
+    const { producerId, producerEpoch } = await allocateProducerId(ctx);
+    return { status: 200, body: { producerId, producerEpoch } };
+  },
+};
+
+export const producerOperations: readonly Operation[] = [initProducerIdOperation];

@@ -1,0 +1,183 @@
+// Dispatch of one request to an Operation, shared by every entry point: HTTP (API Gateway event
+// or the local server) and direct Lambda invoke. It owns the parts of the contract that are not
+// any one operation's: path matching, input merging (JSON body + query + path parameters, path
+// wins), the 6 MB body limit, and the error shape `{error: {code, message, retriable, ...}}` with
+// `Retry-After` on retriable refusals. Unexpected exceptions become a generic 500; the real error
+// is logged, never sent.
+import type { SluiceContext } from '../context.js';
+import { SluiceError, isSluiceError } from './errors.js';
+import type { Operation, OperationResult } from './operation.js';
+import { allOperations } from './operations.js';
+
+/** Lambda's synchronous payload limit: larger bodies could never reach a Lambda in AWS. */
+export const MAX_BODY_BYTES = 6 * 1024 * 1024;
+
+export interface HttpRequest {
+  readonly method: string;
+  /** Path as received, percent-encoded, without the query string. */
+  readonly path: string;
+  readonly query?: Readonly<Record<string, string | undefined>>;
+  readonly headers?: Readonly<Record<string, string | undefined>>;
+  readonly body?: string | null;
+}
+
+export interface HttpResponse {
+  readonly status: number;
+  readonly headers: Record<string, string>;
+  readonly body: string;
+}
+
+export interface InvokeResponse {
+  readonly status: number;
+  readonly body?: unknown;
+}
+
+interface CompiledRoute {
+  readonly operation: Operation;
+  readonly segments: readonly string[];
+}
+
+const compiled = new WeakMap<readonly Operation[], CompiledRoute[]>();
+
+function routesOf(operations: readonly Operation[]): CompiledRoute[] {
+  let routes = compiled.get(operations);
+  if (!routes) {
+    routes = operations.map((operation) => ({ operation, segments: operation.path.split('/').filter(Boolean) }));
+    compiled.set(operations, routes);
+  }
+  return routes;
+}
+
+function matchPath(route: CompiledRoute, parts: readonly string[]): Record<string, string> | undefined {
+  if (route.segments.length !== parts.length) return undefined;
+  const params: Record<string, string> = {};
+  for (let i = 0; i < parts.length; i++) {
+    const template = route.segments[i];
+    if (template.startsWith('{') && template.endsWith('}')) {
+      let value: string;
+      try {
+        value = decodeURIComponent(parts[i]);
+      } catch {
+        throw new SluiceError('INVALID_REQUEST', `path segment '${parts[i]}' is not valid percent-encoding`);
+      }
+      params[template.slice(1, -1)] = value;
+    } else if (template !== parts[i]) {
+      return undefined;
+    }
+  }
+  return params;
+}
+
+/** The operation for method + path, and its path parameters; NOT_FOUND / METHOD_NOT_ALLOWED otherwise. */
+export function resolveRoute(
+  operations: readonly Operation[],
+  method: string,
+  path: string,
+): { operation: Operation; params: Record<string, string> } {
+  const parts = path.split('/').filter(Boolean);
+  const allowed: string[] = [];
+  for (const route of routesOf(operations)) {
+    const params = matchPath(route, parts);
+    if (!params) continue;
+    if (route.operation.method === method.toUpperCase()) return { operation: route.operation, params };
+    allowed.push(route.operation.method);
+  }
+  if (allowed.length > 0) {
+    throw new SluiceError('METHOD_NOT_ALLOWED', `${method.toUpperCase()} is not allowed on ${path}; use ${allowed.join(' or ')}`, {
+      allow: allowed,
+    });
+  }
+  throw new SluiceError('NOT_FOUND', `no such resource: ${path}`);
+}
+
+function parseBody(body: string | null | undefined): Record<string, unknown> {
+  if (body === undefined || body === null || body.trim() === '') return {};
+  const size = Buffer.byteLength(body, 'utf8');
+  if (size > MAX_BODY_BYTES) {
+    throw new SluiceError('MESSAGE_TOO_LARGE', `request body is ${size} bytes; the limit is ${MAX_BODY_BYTES} (6 MB)`, {
+      size,
+      limit: MAX_BODY_BYTES,
+    });
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch (e) {
+    throw new SluiceError('INVALID_REQUEST', `request body is not valid JSON: ${(e as Error).message}`);
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new SluiceError('INVALID_REQUEST', 'request body must be a JSON object');
+  }
+  return parsed as Record<string, unknown>;
+}
+
+/** Turns any failure into the contract's error; unexpected ones are logged and hidden. */
+export function toSluiceError(e: unknown, where: string): SluiceError {
+  if (isSluiceError(e)) return e;
+  console.error(
+    JSON.stringify({
+      level: 'ERROR',
+      message: 'unexpected error',
+      where,
+      error: e instanceof Error ? { name: e.name, message: e.message, stack: e.stack } : String(e),
+    }),
+  );
+  return new SluiceError('UNKNOWN_SERVER_ERROR', 'internal error; the request may be retried');
+}
+
+function errorHeaders(error: SluiceError): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (error.retriable && error.retryAfterSeconds !== undefined) headers['retry-after'] = String(error.retryAfterSeconds);
+  if (error.code === 'METHOD_NOT_ALLOWED' && Array.isArray(error.details.allow)) headers.allow = error.details.allow.join(', ');
+  return headers;
+}
+
+/** Serves one HTTP request. Never throws. */
+export async function handleHttp(
+  ctx: SluiceContext,
+  request: HttpRequest,
+  operations: readonly Operation[] = allOperations,
+): Promise<HttpResponse> {
+  let result: OperationResult;
+  try {
+    const { operation, params } = resolveRoute(operations, request.method, request.path);
+    const body = parseBody(request.body);
+    const query: Record<string, string> = {};
+    for (const [k, v] of Object.entries(request.query ?? {})) if (v !== undefined) query[k] = v;
+    result = await operation.run(ctx, { ...body, ...query, ...params });
+  } catch (e) {
+    const error = toSluiceError(e, `${request.method} ${request.path}`);
+    return {
+      status: error.status,
+      headers: { 'content-type': 'application/json', ...errorHeaders(error) },
+      body: JSON.stringify(error.toBody()),
+    };
+  }
+  const hasBody = result.body !== undefined && result.status !== 204;
+  return {
+    status: result.status,
+    headers: { ...(hasBody ? { 'content-type': 'application/json' } : {}), ...result.headers },
+    body: hasBody ? JSON.stringify(result.body) : '',
+  };
+}
+
+/** Serves one direct-invoke event `{op, ...input}`. Never throws; errors come back as `{status, body: {error}}`. */
+export async function handleInvoke(
+  ctx: SluiceContext,
+  event: Readonly<Record<string, unknown>>,
+  operations: readonly Operation[] = allOperations,
+): Promise<InvokeResponse> {
+  const { op, ...input } = event;
+  try {
+    const operation = operations.find((o) => o.name === op);
+    if (!operation) {
+      const known = operations.map((o) => o.name).join(', ');
+      throw new SluiceError('NOT_FOUND', `unknown op ${JSON.stringify(op)}; this function serves: ${known}`);
+    }
+    const result = await operation.run(ctx, input);
+    return result.body === undefined ? { status: result.status } : { status: result.status, body: result.body };
+  } catch (e) {
+    const error = toSluiceError(e, `invoke ${String(op)}`);
+    return { status: error.status, body: error.toBody() };
+  }
+}

@@ -1,0 +1,281 @@
+// Topic metadata: one item per topic in the single table (see keys.ts), `TOPIC#<topic>` / `META`:
+//   { pk, sk, name, partitions, config: TopicConfig, createdAt }
+// Partition state items are not written at creation: a partition without a STATE item is an
+// empty partition (nextOffset 0), so creating a topic of 1000 partitions is one write.
+// Topic config uses Kafka's names and defaults; only the keys Sluice honours are accepted.
+import { DeleteCommand, GetCommand, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { SluiceContext } from '../context.js';
+import { SluiceError } from '../api/errors.js';
+import { deletePartitionData } from '../log/delete-partition.js';
+import { topicKey } from './keys.js';
+
+/** Kafka's topic-level configs that Sluice implements, by their Kafka names. */
+export interface TopicConfig {
+  /** Records older than this are deleted by retention (whole segments). -1 = forever. */
+  readonly 'retention.ms': number;
+  /** Per-partition size bound enforced by retention. -1 = unlimited. */
+  readonly 'retention.bytes': number;
+  /** Compaction merges small segments into segments up to this size. */
+  readonly 'segment.bytes': number;
+  /** Compaction does not grow a segment spanning more than this much time. */
+  readonly 'segment.ms': number;
+  /** Largest record (approximate encoded size) a producer may send. */
+  readonly 'max.message.bytes': number;
+  /** Only 'delete' is supported. */
+  readonly 'cleanup.policy': 'delete';
+  /** Bytes between offset-index entries. */
+  readonly 'index.interval.bytes': number;
+}
+
+export const DEFAULT_TOPIC_CONFIG: TopicConfig = {
+  'retention.ms': 604_800_000,
+  'retention.bytes': -1,
+  'segment.bytes': 1_073_741_824,
+  'segment.ms': 604_800_000,
+  'max.message.bytes': 1_048_588,
+  'cleanup.policy': 'delete',
+  'index.interval.bytes': 4096,
+};
+
+/** Documented limits. */
+export const MAX_PARTITIONS = 1000;
+export const MAX_TOPIC_NAME_LENGTH = 249;
+
+export interface TopicMetadata {
+  readonly name: string;
+  readonly partitions: number;
+  readonly config: TopicConfig;
+  readonly createdAt: number;
+}
+
+/** Numeric config bounds: [min, max]. -1 is allowed only where Kafka gives it a meaning. */
+const NUMERIC_BOUNDS: Record<Exclude<keyof TopicConfig, 'cleanup.policy'>, [number, number]> = {
+  'retention.ms': [-1, Number.MAX_SAFE_INTEGER],
+  'retention.bytes': [-1, Number.MAX_SAFE_INTEGER],
+  'segment.bytes': [14, 2_147_483_647],
+  'segment.ms': [1, Number.MAX_SAFE_INTEGER],
+  'max.message.bytes': [0, 2_147_483_647],
+  'index.interval.bytes': [0, 2_147_483_647],
+};
+
+/** Throws INVALID_TOPIC_EXCEPTION unless `name` follows Kafka's topic naming rules. */
+export function validateTopicName(name: string): void {
+  if (name.length < 1 || name.length > MAX_TOPIC_NAME_LENGTH) {
+    throw new SluiceError('INVALID_TOPIC_EXCEPTION', `topic name must be 1 to ${MAX_TOPIC_NAME_LENGTH} characters, got ${name.length}`);
+  }
+  if (name === '.' || name === '..') {
+    throw new SluiceError('INVALID_TOPIC_EXCEPTION', `topic name cannot be '${name}'`);
+  }
+  if (!/^[a-zA-Z0-9._-]+$/.test(name)) {
+    throw new SluiceError('INVALID_TOPIC_EXCEPTION', `topic name '${name}' is illegal: use only ASCII letters, digits, '.', '_' and '-'`);
+  }
+}
+
+/** Throws INVALID_PARTITIONS unless `count` is a whole number within the documented limits. */
+export function validatePartitionCount(count: number): void {
+  if (!Number.isSafeInteger(count) || count < 1 || count > MAX_PARTITIONS) {
+    throw new SluiceError('INVALID_PARTITIONS', `partition count must be an integer from 1 to ${MAX_PARTITIONS}, got ${count}`);
+  }
+}
+
+/**
+ * Merges user-supplied config over the defaults. Values may be numbers or numeric strings (Kafka's
+ * tools send strings). Unknown keys, bad values and unsupported policies are INVALID_CONFIG.
+ */
+export function resolveTopicConfig(input: Readonly<Record<string, unknown>> = {}): TopicConfig {
+  const config: Record<string, unknown> = { ...DEFAULT_TOPIC_CONFIG };
+  for (const [key, raw] of Object.entries(input)) {
+    if (key === 'cleanup.policy') {
+      if (raw === 'compact' || raw === 'compact,delete' || raw === 'delete,compact') {
+        throw new SluiceError('INVALID_CONFIG', `cleanup.policy '${raw}' is not supported: Sluice implements only 'delete' (retention by time and size), not log compaction by key`);
+      }
+      if (raw !== 'delete') throw new SluiceError('INVALID_CONFIG', `cleanup.policy must be 'delete', got ${JSON.stringify(raw)}`);
+      config[key] = raw;
+      continue;
+    }
+    if (!(key in NUMERIC_BOUNDS)) {
+      const known = Object.keys(DEFAULT_TOPIC_CONFIG).join(', ');
+      throw new SluiceError('INVALID_CONFIG', `unknown or unsupported topic config '${key}'; supported: ${known}`);
+    }
+    const value = typeof raw === 'string' && /^-?\d+$/.test(raw.trim()) ? Number(raw.trim()) : raw;
+    const [min, max] = NUMERIC_BOUNDS[key as keyof typeof NUMERIC_BOUNDS];
+    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > max || (value < 0 && value !== -1)) {
+      throw new SluiceError('INVALID_CONFIG', `${key} must be an integer from ${min} to ${max}, got ${JSON.stringify(raw)}`);
+    }
+    config[key] = value;
+  }
+  return config as unknown as TopicConfig;
+}
+
+function fromItem(item: Record<string, unknown>): TopicMetadata {
+  return {
+    name: item.name as string,
+    partitions: item.partitions as number,
+    // Defaults first so a topic stored before a config key existed still reads completely.
+    config: { ...DEFAULT_TOPIC_CONFIG, ...(item.config as Partial<TopicConfig>) },
+    createdAt: item.createdAt as number,
+  };
+}
+
+const unknownTopic = (name: string) => new SluiceError('UNKNOWN_TOPIC_OR_PARTITION', `topic '${name}' does not exist`, { topic: name });
+
+/** Creates a topic; TOPIC_ALREADY_EXISTS if the name is taken. Validates everything before writing. */
+export async function createTopic(
+  ctx: SluiceContext,
+  name: string,
+  partitions: number,
+  config: Readonly<Record<string, unknown>> = {},
+): Promise<TopicMetadata> {
+  validateTopicName(name);
+  validatePartitionCount(partitions);
+  const topic: TopicMetadata = { name, partitions, config: resolveTopicConfig(config), createdAt: ctx.now() };
+  try {
+    await ctx.ddb.send(
+      new PutCommand({
+        TableName: ctx.table,
+        Item: { ...topicKey(name), ...topic },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+  } catch (e) {
+    if ((e as { name?: string }).name === 'ConditionalCheckFailedException') {
+      throw new SluiceError('TOPIC_ALREADY_EXISTS', `topic '${name}' already exists`, { topic: name });
+    }
+    throw e;
+  }
+  cacheFor(ctx).delete(name);
+  return topic;
+}
+
+/** The topic's metadata (strongly consistent), or undefined. */
+export async function getTopic(ctx: SluiceContext, name: string): Promise<TopicMetadata | undefined> {
+  const out = await ctx.ddb.send(new GetCommand({ TableName: ctx.table, Key: topicKey(name), ConsistentRead: true }));
+  return out.Item ? fromItem(out.Item) : undefined;
+}
+
+/** The topic's metadata or UNKNOWN_TOPIC_OR_PARTITION. */
+export async function requireTopic(ctx: SluiceContext, name: string): Promise<TopicMetadata> {
+  const topic = await getTopic(ctx, name);
+  if (!topic) throw unknownTopic(name);
+  return topic;
+}
+
+/** All topics, sorted by name (paged Scan: the table holds few topic items next to many others). */
+export async function listTopics(ctx: SluiceContext): Promise<TopicMetadata[]> {
+  const topics: TopicMetadata[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await ctx.ddb.send(
+      new ScanCommand({
+        TableName: ctx.table,
+        FilterExpression: 'sk = :meta AND begins_with(pk, :prefix)',
+        ExpressionAttributeValues: { ':meta': 'META', ':prefix': 'TOPIC#' },
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    for (const item of page.Items ?? []) topics.push(fromItem(item));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return topics.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+/**
+ * Deletes a topic: the META item first (so the topic disappears for producers and consumers at
+ * once), then every partition's state, manifest and segment objects.
+ */
+export async function deleteTopic(ctx: SluiceContext, name: string): Promise<void> {
+  let old: Record<string, unknown> | undefined;
+  try {
+    const out = await ctx.ddb.send(
+      new DeleteCommand({
+        TableName: ctx.table,
+        Key: topicKey(name),
+        ConditionExpression: 'attribute_exists(pk)',
+        ReturnValues: 'ALL_OLD',
+      }),
+    );
+    old = out.Attributes;
+  } catch (e) {
+    if ((e as { name?: string }).name === 'ConditionalCheckFailedException') throw unknownTopic(name);
+    throw e;
+  }
+  cacheFor(ctx).delete(name);
+  const partitions = (old?.partitions as number | undefined) ?? 0;
+  // A few partitions at a time: each deletion is itself many requests.
+  const concurrency = 8;
+  for (let start = 0; start < partitions; start += concurrency) {
+    const batch: Promise<void>[] = [];
+    for (let p = start; p < Math.min(partitions, start + concurrency); p++) batch.push(deletePartitionData(ctx, name, p));
+    await Promise.all(batch);
+  }
+}
+
+/**
+ * Raises the partition count to `count` (Kafka's CreatePartitions: the new total). The update is
+ * conditional, so concurrent callers can only ever increase it; a decrease or no-op is INVALID_PARTITIONS.
+ */
+export async function addPartitions(ctx: SluiceContext, name: string, count: number): Promise<TopicMetadata> {
+  validateTopicName(name);
+  validatePartitionCount(count);
+  try {
+    const out = await ctx.ddb.send(
+      new UpdateCommand({
+        TableName: ctx.table,
+        Key: topicKey(name),
+        UpdateExpression: 'SET partitions = :count',
+        ConditionExpression: 'attribute_exists(pk) AND partitions < :count',
+        ExpressionAttributeValues: { ':count': count },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    cacheFor(ctx).delete(name);
+    return fromItem(out.Attributes!);
+  } catch (e) {
+    if ((e as { name?: string }).name !== 'ConditionalCheckFailedException') throw e;
+    const topic = await requireTopic(ctx, name);
+    throw new SluiceError(
+      'INVALID_PARTITIONS',
+      `topic '${name}' has ${topic.partitions} partitions; the new count must be greater, got ${count}`,
+      { partitions: topic.partitions },
+    );
+  }
+}
+
+// Warm-handler cache for the produce and fetch paths: topic metadata changes rarely, and a stale
+// entry for TOPIC_CACHE_MS is harmless (a missing partition is re-checked against the table
+// before it is refused; a deleted topic is seen within the TTL). Keyed per context: tests run many.
+export const TOPIC_CACHE_MS = 3000;
+const caches = new WeakMap<SluiceContext, Map<string, { topic: TopicMetadata; expiresAt: number }>>();
+
+function cacheFor(ctx: SluiceContext): Map<string, { topic: TopicMetadata; expiresAt: number }> {
+  let cache = caches.get(ctx);
+  if (!cache) caches.set(ctx, (cache = new Map()));
+  return cache;
+}
+
+/**
+ * The topic's metadata from the warm cache, re-read from the table when absent, expired, or when
+ * `partition` is not below the cached count (the topic may have grown). Throws
+ * UNKNOWN_TOPIC_OR_PARTITION for a missing topic or partition.
+ */
+export async function getTopicCached(ctx: SluiceContext, name: string, partition?: number): Promise<TopicMetadata> {
+  const cache = cacheFor(ctx);
+  const hit = cache.get(name);
+  const now = Date.now();
+  if (hit && hit.expiresAt > now && (partition === undefined || partition < hit.topic.partitions)) return hit.topic;
+  const topic = await requireTopic(ctx, name);
+  cache.set(name, { topic, expiresAt: now + TOPIC_CACHE_MS });
+  if (partition !== undefined) requirePartition(topic, partition);
+  return topic;
+}
+
+/** UNKNOWN_TOPIC_OR_PARTITION unless `partition` exists in `topic`. */
+export function requirePartition(topic: TopicMetadata, partition: number): void {
+  if (partition >= topic.partitions) {
+    throw new SluiceError(
+      'UNKNOWN_TOPIC_OR_PARTITION',
+      `topic '${topic.name}' has ${topic.partitions} partition${topic.partitions === 1 ? '' : 's'}; partition ${partition} does not exist`,
+      { topic: topic.name, partition },
+    );
+  }
+}
