@@ -1,0 +1,61 @@
+// What one process remembers about the partitions it leads, and the per-partition queue that keeps
+// it from racing itself. The remembered view (epoch, log end, lease expiry, producer sequences) is
+// exactly what this process last committed under its own epoch, so while the lease is live the
+// warm append path needs no read. Keyed by owner id as well as partition: every SluiceContext is a
+// separate writer (tests run several "processes" in one Node process).
+import type { SluiceContext } from '../context.js';
+import type { ProducerBatchState } from '../metadata/types.js';
+
+export interface LeaderView {
+  readonly epoch: number;
+  readonly nextOffset: number;
+  readonly expiresAt: number;
+  readonly producers: Readonly<Record<string, ProducerBatchState>>;
+}
+
+/** A Lambda container serves few partitions; the bound only guards a long-lived local server. */
+const MAX_LEADER_VIEWS = 10_000;
+const views = new Map<string, LeaderView>();
+const queues = new Map<string, Promise<unknown>>();
+
+export function leaderKey(ctx: SluiceContext, topic: string, partition: number): string {
+  return [ctx.ownerId, ctx.table, topic, partition].join('\u0000');
+}
+
+/** The remembered view while its lease is live by the local clock, else undefined. */
+export function liveLeaderView(ctx: SluiceContext, key: string): LeaderView | undefined {
+  const view = views.get(key);
+  return view && view.expiresAt > ctx.now() ? view : undefined;
+}
+
+export function rememberLeaderView(key: string, view: LeaderView): void {
+  views.delete(key);
+  views.set(key, view);
+  if (views.size > MAX_LEADER_VIEWS) views.delete(views.keys().next().value as string);
+}
+
+/** Forget the view: the next append re-acquires the lease, which also takes a new epoch. */
+export function forgetLeaderView(key: string): void {
+  views.delete(key);
+}
+
+/** Forget every view of one partition held by writers in this process (its data was deleted). */
+export function forgetPartition(ctx: SluiceContext, topic: string, partition: number): void {
+  const suffix = ['', ctx.table, topic, partition].join('\u0000');
+  for (const key of views.keys()) if (key.endsWith(suffix)) views.delete(key);
+}
+
+/** Runs `fn` after every earlier call with the same key has settled: one append at a time. */
+export function withPartitionQueue<T>(key: string, fn: () => Promise<T>): Promise<T> {
+  const previous = queues.get(key) ?? Promise.resolve();
+  const run = previous.then(fn, fn);
+  const settled = run.then(
+    () => undefined,
+    () => undefined,
+  );
+  queues.set(key, settled);
+  void settled.then(() => {
+    if (queues.get(key) === settled) queues.delete(key);
+  });
+  return run;
+}

@@ -1,0 +1,163 @@
+// The segment manifest: `PART#<topic>#<partition>` / `SEG#<baseOffset, 20 digits>` items (see
+// keys.ts and SegmentItem in types.ts), one per run of RecordBatches in an S3 object, holding the
+// object key and byte range [position, position + size).
+//
+// An item is visible to readers only when its base is below the partition's nextOffset: items are
+// written *before* the commit that makes them visible, so a crashed or stale writer leaves items
+// at or above nextOffset, which the next append at that base overwrites. A writer may overwrite an
+// item only if the item was written by the same or an older leader epoch, so a stale leader can
+// never replace what a newer leader wrote. (Whoever rewrites items later, e.g. compaction, must
+// keep `epoch` >= the epochs of the items it replaces.) All reads are strongly consistent.
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { SluiceContext } from '../context.js';
+import { SEGMENT_PREFIX, partitionPk, segmentKey, segmentSk } from './keys.js';
+import type { SegmentItem } from './types.js';
+
+function segmentFromItem(item: Record<string, unknown>): SegmentItem {
+  const { pk: _pk, sk: _sk, ...rest } = item;
+  return rest as unknown as SegmentItem;
+}
+
+/**
+ * Step 1 (DynamoDB half) of the append protocol. Throws ConditionalCheckFailedException when a
+ * newer leader epoch already wrote an item at this base.
+ */
+export async function putSegmentItem(ctx: SluiceContext, topic: string, partition: number, item: SegmentItem): Promise<void> {
+  await ctx.ddb.send(
+    new PutCommand({
+      TableName: ctx.table,
+      Item: { ...segmentKey(topic, partition, item.baseOffset), ...item },
+      ConditionExpression: 'attribute_not_exists(pk) OR #epoch <= :epoch',
+      ExpressionAttributeNames: { '#epoch': 'epoch' },
+      ExpressionAttributeValues: { ':epoch': item.epoch },
+    }),
+  );
+}
+
+/**
+ * Replaces an item left above nextOffset by a writer of a higher epoch that no longer exists (its
+ * partition state was deleted and recreated), only if it is still exactly the item seen.
+ */
+export async function replaceOrphanSegmentItem(
+  ctx: SluiceContext,
+  topic: string,
+  partition: number,
+  item: SegmentItem,
+  seenObjectKey: string,
+): Promise<void> {
+  await ctx.ddb.send(
+    new PutCommand({
+      TableName: ctx.table,
+      Item: { ...segmentKey(topic, partition, item.baseOffset), ...item },
+      ConditionExpression: 'objectKey = :seen',
+      ExpressionAttributeValues: { ':seen': seenObjectKey },
+    }),
+  );
+}
+
+export async function getSegmentItem(
+  ctx: SluiceContext,
+  topic: string,
+  partition: number,
+  baseOffset: number,
+): Promise<SegmentItem | undefined> {
+  const got = await ctx.ddb.send(
+    new GetCommand({ TableName: ctx.table, Key: segmentKey(topic, partition, baseOffset), ConsistentRead: true }),
+  );
+  return got.Item ? segmentFromItem(got.Item) : undefined;
+}
+
+/** The item with the greatest base <= offset: the one holding `offset` when offset is committed. */
+export async function floorSegmentItem(
+  ctx: SluiceContext,
+  topic: string,
+  partition: number,
+  offset: number,
+): Promise<SegmentItem | undefined> {
+  const out = await ctx.ddb.send(
+    new QueryCommand({
+      TableName: ctx.table,
+      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :lo AND :hi',
+      ExpressionAttributeValues: { ':pk': partitionPk(topic, partition), ':lo': SEGMENT_PREFIX, ':hi': segmentSk(offset) },
+      ScanIndexForward: false,
+      Limit: 1,
+      ConsistentRead: true,
+    }),
+  );
+  return out.Items?.[0] ? segmentFromItem(out.Items[0]) : undefined;
+}
+
+/** Up to `limit` items with base > afterBase, in offset order. */
+export async function segmentItemsAfter(
+  ctx: SluiceContext,
+  topic: string,
+  partition: number,
+  afterBase: number,
+  limit: number,
+): Promise<SegmentItem[]> {
+  const out = await ctx.ddb.send(
+    new QueryCommand({
+      TableName: ctx.table,
+      KeyConditionExpression: 'pk = :pk AND sk > :after',
+      ExpressionAttributeValues: { ':pk': partitionPk(topic, partition), ':after': segmentSk(afterBase) },
+      ScanIndexForward: true,
+      Limit: limit,
+      ConsistentRead: true,
+    }),
+  );
+  return (out.Items ?? []).map(segmentFromItem);
+}
+
+/** The first item with base >= fromBase whose maxTimestamp >= timestamp (paged through the manifest). */
+export async function firstSegmentItemWithMaxTimestampAtLeast(
+  ctx: SluiceContext,
+  topic: string,
+  partition: number,
+  fromBase: number,
+  timestamp: number,
+): Promise<SegmentItem | undefined> {
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const out = await ctx.ddb.send(
+      new QueryCommand({
+        TableName: ctx.table,
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+        FilterExpression: 'maxTimestamp >= :ts',
+        ExpressionAttributeValues: {
+          ':pk': partitionPk(topic, partition),
+          ':from': segmentSk(fromBase),
+          ':to': `${SEGMENT_PREFIX}~`,
+          ':ts': timestamp,
+        },
+        ScanIndexForward: true,
+        ConsistentRead: true,
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    if (out.Items?.[0]) return segmentFromItem(out.Items[0]);
+    startKey = out.LastEvaluatedKey;
+  } while (startKey);
+  return undefined;
+}
+
+/** Every item of the partition (committed or not), page by page. */
+export async function* allSegmentItems(ctx: SluiceContext, topic: string, partition: number): AsyncGenerator<SegmentItem> {
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const out = await ctx.ddb.send(
+      new QueryCommand({
+        TableName: ctx.table,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :seg)',
+        ExpressionAttributeValues: { ':pk': partitionPk(topic, partition), ':seg': SEGMENT_PREFIX },
+        ConsistentRead: true,
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    for (const item of out.Items ?? []) yield segmentFromItem(item);
+    startKey = out.LastEvaluatedKey;
+  } while (startKey);
+}
+
+export async function deleteSegmentItem(ctx: SluiceContext, topic: string, partition: number, baseOffset: number): Promise<void> {
+  await ctx.ddb.send(new DeleteCommand({ TableName: ctx.table, Key: segmentKey(topic, partition, baseOffset) }));
+}
