@@ -1,0 +1,52 @@
+// Removes everything a partition stored (used by topic deletion): the STATE item first, so any
+// writer still running fails its commit on the missing item and nothing new becomes visible; then
+// every SEG item; then every object under the partition's folder, including orphans that no
+// manifest item references (crashed writers, fenced leaders).
+import { DeleteObjectsCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { BatchWriteCommand, DeleteCommand } from '@aws-sdk/lib-dynamodb';
+import type { SluiceContext } from '../context.js';
+import { segmentKey, stateKey } from '../metadata/keys.js';
+import { allSegmentItems } from '../metadata/manifest.js';
+import { forgetPartition } from './partition-leader.js';
+import { partitionObjectPrefix } from './segment-name.js';
+
+const BATCH_WRITE_LIMIT = 25;
+const DELETE_OBJECTS_LIMIT = 1000;
+
+async function deleteItems(ctx: SluiceContext, keys: { pk: string; sk: string }[]): Promise<void> {
+  let pending = keys.map((Key) => ({ DeleteRequest: { Key } }));
+  for (let attempt = 0; pending.length > 0; attempt++) {
+    if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 50 * 2 ** attempt)));
+    const out = await ctx.ddb.send(new BatchWriteCommand({ RequestItems: { [ctx.table]: pending } }));
+    pending = (out.UnprocessedItems?.[ctx.table] ?? []) as typeof pending;
+    if (attempt > 10 && pending.length > 0) throw new Error(`could not delete ${pending.length} manifest items`);
+  }
+}
+
+export async function deletePartitionData(ctx: SluiceContext, topic: string, partition: number): Promise<void> {
+  await ctx.ddb.send(new DeleteCommand({ TableName: ctx.table, Key: stateKey(topic, partition) }));
+  forgetPartition(ctx, topic, partition);
+
+  let keys: { pk: string; sk: string }[] = [];
+  for await (const item of allSegmentItems(ctx, topic, partition)) {
+    keys.push(segmentKey(topic, partition, item.baseOffset));
+    if (keys.length === BATCH_WRITE_LIMIT) {
+      await deleteItems(ctx, keys);
+      keys = [];
+    }
+  }
+  if (keys.length > 0) await deleteItems(ctx, keys);
+
+  const folder = partitionObjectPrefix(ctx.prefix, topic, partition);
+  let token: string | undefined;
+  do {
+    const listed = await ctx.s3.send(
+      new ListObjectsV2Command({ Bucket: ctx.bucket, Prefix: folder, ContinuationToken: token, MaxKeys: DELETE_OBJECTS_LIMIT }),
+    );
+    const objects = (listed.Contents ?? []).flatMap((o) => (o.Key ? [{ Key: o.Key }] : []));
+    if (objects.length > 0) {
+      await ctx.s3.send(new DeleteObjectsCommand({ Bucket: ctx.bucket, Delete: { Objects: objects, Quiet: true } }));
+    }
+    token = listed.IsTruncated ? listed.NextContinuationToken : undefined;
+  } while (token);
+}
