@@ -194,11 +194,10 @@ function writeRecords(
 }
 
 /**
- * Reads the header of the batch at `position` without checking its CRC or decoding its records:
- * the cheap way to walk a segment batch by batch (next batch at position + sizeInBytes).
- * Checks that the whole batch lies inside `buf`, the magic byte, and the header fields' ranges.
+ * Checks that a whole batch with magic 2 lies in `buf` at `position`; returns its batchLength.
+ * Only fields outside the CRC are read, so this is safe to trust before the CRC is checked.
  */
-export function readBatchHeader(buf: Buffer, position = 0): RecordBatchHeader {
+function checkBatchExtent(buf: Buffer, position: number): number {
   if (!Number.isInteger(position) || position < 0 || position > buf.length) {
     throw new RangeError(`position ${position} is outside a buffer of ${buf.length} bytes`);
   }
@@ -221,6 +220,10 @@ export function readBatchHeader(buf: Buffer, position = 0): RecordBatchHeader {
   }
   const magic = buf.readInt8(position + MAGIC_OFFSET);
   if (magic !== MAGIC) throw new CorruptRecordError(`record batch at byte ${position} has magic ${magic}, expected ${MAGIC}`);
+  return batchLength;
+}
+
+function parseBatchHeader(buf: Buffer, position: number, batchLength: number): RecordBatchHeader {
   const baseOffset = readInt64(buf, position, 'baseOffset');
   if (baseOffset < 0) throw new CorruptRecordError(`record batch at byte ${position} has negative baseOffset ${baseOffset}`);
   const attributes = buf.readInt16BE(position + ATTRIBUTES_OFFSET);
@@ -235,7 +238,7 @@ export function readBatchHeader(buf: Buffer, position = 0): RecordBatchHeader {
     baseOffset,
     batchLength,
     partitionLeaderEpoch: buf.readInt32BE(position + PARTITION_LEADER_EPOCH_OFFSET),
-    magic,
+    magic: MAGIC,
     crc: buf.readUInt32BE(position + CRC_OFFSET),
     attributes,
     compression: compressionFromAttributes(attributes),
@@ -255,18 +258,31 @@ export function readBatchHeader(buf: Buffer, position = 0): RecordBatchHeader {
 }
 
 /**
+ * Reads the header of the batch at `position` without checking its CRC or decoding its records:
+ * the cheap way to walk a segment batch by batch (next batch at position + sizeInBytes).
+ * Checks that the whole batch lies inside `buf`, the magic byte, and the header fields' ranges.
+ */
+export function readBatchHeader(buf: Buffer, position = 0): RecordBatchHeader {
+  return parseBatchHeader(buf, position, checkBatchExtent(buf, position));
+}
+
+/**
  * Decodes and validates the batch at `position`: CRC-32C, lengths, every record inside its
  * declared size, exactly `recordCount` records filling the records section.
  */
 export function decodeRecordBatch(buf: Buffer, position = 0): DecodedBatch {
-  const header = readBatchHeader(buf, position);
-  const end = position + header.sizeInBytes;
+  const batchLength = checkBatchExtent(buf, position);
+  const end = position + LOG_OVERHEAD + batchLength;
+  // The CRC is checked before any field it covers is interpreted, so a flipped bit reads as
+  // corruption rather than as, say, an unsupported codec.
+  const stored = buf.readUInt32BE(position + CRC_OFFSET);
   const computed = crc32c(buf, position + ATTRIBUTES_OFFSET, end);
-  if (computed !== header.crc) {
+  if (computed !== stored) {
     throw new CorruptRecordError(
-      `record batch at byte ${position} is corrupt (stored crc = ${header.crc}, computed crc = ${computed})`,
+      `record batch at byte ${position} is corrupt (stored crc = ${stored}, computed crc = ${computed})`,
     );
   }
+  const header = parseBatchHeader(buf, position, batchLength);
   let section = buf;
   const cursor: ByteCursor = { position: position + RECORDS_OFFSET, end };
   if (header.compression !== 'none') {
