@@ -1,0 +1,92 @@
+// Sends one produce request for one topic (the produce path is per topic: api.md) carrying records
+// of any number of partitions, with retries. Requests for a topic go one at a time, in order — the
+// equivalent of Kafka's max.in.flight=1 — so a retry can never reorder a partition and idempotent
+// sequences reach the server in order. Used by both the sync producer and the async accumulator.
+import { toClientError, type SluiceClientError } from './errors.js';
+import { chooseEncoding, toWire, type Message } from './message.js';
+import type { ProducerIdentity } from './producer-identity.js';
+import { withRetry, type RetryOptions } from './retry.js';
+import type { TopicMetadataCache } from './topic-metadata.js';
+import type { ProduceRequest, SluiceApi } from './wire.js';
+
+/** A message with its partition chosen and its buffer size estimated. */
+export interface PendingRecord {
+  readonly message: Message;
+  readonly partition: number;
+  readonly size: number;
+}
+
+/** One per partition written, in order of first appearance (kafkajs' RecordMetadata, numeric offsets). */
+export interface RecordMetadata {
+  readonly topicName: string;
+  readonly partition: number;
+  readonly baseOffset: number;
+  readonly count: number;
+}
+
+/** What finally failed, handed to `onError` (the dead-letter hook). */
+export interface SendFailure {
+  readonly topic: string;
+  readonly messages: readonly Message[];
+  readonly error: SluiceClientError;
+}
+
+export interface BatchSenderOptions {
+  readonly retry?: RetryOptions;
+  /** Present when the producer is idempotent. */
+  readonly identity?: ProducerIdentity;
+  readonly metadata: TopicMetadataCache;
+}
+
+export class BatchSender {
+  private readonly tails = new Map<string, Promise<unknown>>();
+
+  constructor(
+    private readonly api: SluiceApi,
+    private readonly options: BatchSenderOptions,
+  ) {}
+
+  /** Queues behind earlier requests for the same topic; resolves with the acknowledgement. */
+  send(topic: string, records: readonly PendingRecord[]): Promise<RecordMetadata[]> {
+    const previous = this.tails.get(topic) ?? Promise.resolve();
+    const result = previous.then(() => this.sendNow(topic, records));
+    const tail = result.catch(() => undefined);
+    this.tails.set(topic, tail);
+    void tail.then(() => {
+      if (this.tails.get(topic) === tail) this.tails.delete(topic);
+    });
+    return result;
+  }
+
+  private async sendNow(topic: string, records: readonly PendingRecord[]): Promise<RecordMetadata[]> {
+    const body = await this.buildRequest(topic, records);
+    try {
+      const reply = await withRetry(() => this.api.produce(topic, body), this.options.retry);
+      return reply.offsets.map((o) => ({ topicName: topic, partition: o.partition, baseOffset: o.baseOffset, count: o.count }));
+    } catch (e) {
+      const error = toClientError(e);
+      if (error.code === 'UNKNOWN_TOPIC_OR_PARTITION') this.options.metadata.invalidate(topic);
+      this.options.identity?.reset();
+      throw error;
+    }
+  }
+
+  /** Built once per batch: retries re-send this exact body (same sequences), which is what makes them idempotent. */
+  private async buildRequest(topic: string, records: readonly PendingRecord[]): Promise<ProduceRequest> {
+    const messages = records.map((r) => r.message);
+    const encoding = chooseEncoding(messages);
+    const wireRecords = records.map((r) => toWire(r.message, r.partition, encoding));
+    const body: { -readonly [K in keyof ProduceRequest]: ProduceRequest[K] } = { records: wireRecords };
+    if (encoding === 'base64') body.encoding = 'base64';
+    const identity = this.options.identity;
+    if (identity) {
+      const { producerId, producerEpoch } = await withRetry(() => identity.current(), this.options.retry);
+      const counts = new Map<number, number>();
+      for (const r of records) counts.set(r.partition, (counts.get(r.partition) ?? 0) + 1);
+      body.producerId = producerId;
+      body.producerEpoch = producerEpoch;
+      body.sequences = [...counts].map(([partition, count]) => ({ partition, baseSequence: identity.reserve(topic, partition, count) }));
+    }
+    return body;
+  }
+}

@@ -1,0 +1,125 @@
+// HTTP transport for the JSON API (api.md). Requests to an AWS API Gateway endpoint
+// (`*.execute-api.<region>.amazonaws.com`, IAM authorization) or a Lambda function URL
+// (`*.lambda-url.<region>.on.aws`) are SigV4-signed with the AWS SDK's own signer and credential
+// chain; local endpoints (`npm start`, tests) are sent unsigned unless `signRequests` says otherwise.
+import { Sha256 } from '@aws-crypto/sha256-js';
+import { fromNodeProviderChain } from '@aws-sdk/credential-providers';
+import { SignatureV4 } from '@smithy/signature-v4';
+import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
+import { SluiceClientError, errorFromReply } from './errors.js';
+import { expandPath, queryStrings, type SluiceRequest, type Transport } from './transport.js';
+
+export interface HttpTransportOptions {
+  /** Base URL, e.g. 'http://127.0.0.1:8080' or 'https://abc123.execute-api.eu-west-1.amazonaws.com/prod'. */
+  readonly endpoint: string;
+  /** Force signing on (any host) or off. @default true for API Gateway / Lambda URL hosts, else false */
+  readonly signRequests?: boolean;
+  /** Signing region. @default parsed from the host, else AWS_REGION, else 'us-east-1' */
+  readonly region?: string;
+  /** Signing service. @default 'execute-api' ('lambda' for function URLs) */
+  readonly service?: string;
+  /** @default the SDK's Node provider chain (env, SSO, ini, ECS/EC2 metadata, ...) */
+  readonly credentials?: AwsCredentialIdentity | AwsCredentialIdentityProvider;
+  /** Per-request timeout. @default 30000 */
+  readonly requestTimeoutMs?: number;
+}
+
+const API_GATEWAY_HOST = /^[a-z0-9]+\.execute-api\.([a-z0-9-]+)\.amazonaws\.com(\.cn)?$/i;
+const LAMBDA_URL_HOST = /^[a-z0-9]+\.lambda-url\.([a-z0-9-]+)\.on\.aws$/i;
+
+/** Whether an endpoint is one that AWS IAM authorizes, and for which region and service. */
+export function awsSigningTarget(endpoint: string): { region: string; service: string } | undefined {
+  const host = new URL(endpoint).hostname;
+  const gateway = API_GATEWAY_HOST.exec(host);
+  if (gateway) return { region: gateway[1], service: 'execute-api' };
+  const functionUrl = LAMBDA_URL_HOST.exec(host);
+  if (functionUrl) return { region: functionUrl[1], service: 'lambda' };
+  return undefined;
+}
+
+function retryAfterMs(header: string | null): number | undefined {
+  if (!header) return undefined;
+  const seconds = Number(header);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const date = Date.parse(header);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}
+
+export class HttpTransport implements Transport {
+  readonly endpoint: URL;
+  private readonly signer?: SignatureV4;
+  private readonly requestTimeoutMs: number;
+
+  constructor(options: HttpTransportOptions) {
+    this.endpoint = new URL(options.endpoint.replace(/\/+$/, ''));
+    this.requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
+    const target = awsSigningTarget(options.endpoint);
+    if (options.signRequests ?? target !== undefined) {
+      this.signer = new SignatureV4({
+        service: options.service ?? target?.service ?? 'execute-api',
+        region: options.region ?? target?.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'us-east-1',
+        credentials: options.credentials ?? fromNodeProviderChain(),
+        sha256: Sha256,
+      });
+    }
+  }
+
+  get signed(): boolean {
+    return this.signer !== undefined;
+  }
+
+  async request<T>(request: SluiceRequest): Promise<T> {
+    const path = this.endpoint.pathname.replace(/\/$/, '') + expandPath(request.path, request.params);
+    const query = queryStrings(request.query);
+    const body = request.body === undefined ? undefined : JSON.stringify(request.body);
+    let headers: Record<string, string> = { accept: 'application/json', host: this.endpoint.host };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    if (this.signer) {
+      const signed = await this.signer.sign({
+        method: request.method,
+        protocol: this.endpoint.protocol,
+        hostname: this.endpoint.hostname,
+        port: this.endpoint.port ? Number(this.endpoint.port) : undefined,
+        path,
+        query,
+        headers,
+        body,
+      });
+      headers = signed.headers as Record<string, string>;
+    }
+    delete headers.host; // fetch sets Host itself and refuses to be told
+    const url = new URL(this.endpoint.origin + path);
+    for (const [k, v] of Object.entries(query)) url.searchParams.set(k, v);
+
+    const timeoutMs = request.timeoutMs ?? this.requestTimeoutMs;
+    let response: Response;
+    try {
+      response = await fetch(url, { method: request.method, headers, body, signal: request.signal ? AbortSignal.any([request.signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs) });
+    } catch (e) {
+      if (request.signal?.aborted) throw new SluiceClientError('ABORTED', `${request.method} ${path} was cancelled`, { cause: e });
+      const timedOut = e instanceof Error && (e.name === 'TimeoutError' || e.name === 'AbortError');
+      throw new SluiceClientError(
+        timedOut ? 'REQUEST_TIMED_OUT' : 'NETWORK_ERROR',
+        timedOut ? `${request.method} ${path} timed out after ${timeoutMs} ms` : `${request.method} ${url.origin}${path}: ${describeCause(e)}`,
+        { retriable: true, cause: e },
+      );
+    }
+    const text = await response.text();
+    let parsed: unknown = undefined;
+    if (text.length > 0) {
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        parsed = text;
+      }
+    }
+    if (!response.ok) throw errorFromReply(response.status, parsed, retryAfterMs(response.headers.get('retry-after')));
+    return parsed as T;
+  }
+}
+
+function describeCause(e: unknown): string {
+  const cause = (e as { cause?: { code?: string; message?: string } })?.cause;
+  if (cause?.code) return `${cause.code}${cause.message ? ` (${cause.message})` : ''}`;
+  return e instanceof Error ? e.message : String(e);
+}

@@ -1,0 +1,183 @@
+// The HTTP contract of api.md as typed calls, one method per operation, over any Transport.
+// The producer, consumer, admin and CLI speak only through this class, so the paths, op names and
+// shapes live in exactly one place on the client side.
+import type { SluiceRequest, Transport } from './transport.js';
+
+export type Encoding = 'utf8' | 'base64';
+
+export interface WireHeader {
+  readonly key: string;
+  readonly value: string | null;
+}
+
+export interface WireRecord {
+  readonly key?: string | null;
+  readonly value: string | null;
+  readonly headers?: readonly WireHeader[];
+  readonly partition?: number;
+  readonly timestamp?: number;
+}
+
+export interface ProduceRequest {
+  readonly records: readonly WireRecord[];
+  readonly encoding?: Encoding;
+  readonly producerId?: number | string;
+  readonly producerEpoch?: number;
+  readonly sequences?: readonly { partition: number; baseSequence: number }[];
+}
+
+export interface ProduceReply {
+  readonly offsets: readonly { partition: number; baseOffset: number; count: number }[];
+  readonly records: readonly { partition: number; offset: number }[];
+}
+
+export interface FetchedRecord {
+  readonly offset: number;
+  readonly timestamp: number;
+  readonly key: string | null;
+  readonly value: string | null;
+  readonly headers: readonly WireHeader[];
+}
+
+export interface FetchReply {
+  readonly records: readonly FetchedRecord[];
+  readonly nextOffset: number;
+  readonly highWatermark: number;
+  readonly logStartOffset: number;
+}
+
+export interface TopicConfig {
+  readonly [key: string]: string | number;
+}
+
+export interface PartitionDescription {
+  readonly partition: number;
+  readonly logStartOffset: number;
+  readonly highWatermark: number;
+  readonly leaderEpoch: number;
+  readonly segments: number;
+  readonly bytes: number;
+}
+
+export interface TopicDescription {
+  readonly name: string;
+  readonly config: TopicConfig;
+  readonly partitions: readonly PartitionDescription[];
+}
+
+export interface TopicPartitions {
+  readonly topic: string;
+  readonly partitions: readonly number[];
+}
+
+export type Assignor = 'range' | 'roundrobin' | 'sticky';
+
+export interface JoinReply {
+  readonly memberId: string;
+  readonly generation: number;
+  readonly assignment: readonly TopicPartitions[];
+}
+
+export interface CommittedOffset {
+  readonly topic: string;
+  readonly partition: number;
+  readonly offset: number;
+  readonly metadata?: string | null;
+  readonly lag?: number;
+}
+
+export interface GroupDescription {
+  readonly group: string;
+  readonly state: string;
+  readonly generation: number;
+  readonly assignor?: string;
+  readonly members: readonly { memberId: string; topics: readonly string[]; assignment: readonly TopicPartitions[] }[];
+}
+
+export class SluiceApi {
+  constructor(readonly transport: Transport) {}
+
+  private call<T>(request: SluiceRequest): Promise<T> {
+    return this.transport.request<T>(request);
+  }
+
+  createTopic(name: string, partitions: number, config?: TopicConfig) {
+    return this.call<{ name: string; partitions: number; config: TopicConfig }>({
+      op: 'createTopic', method: 'POST', path: '/v1/topics', body: { name, partitions, config },
+    });
+  }
+
+  listTopics() {
+    return this.call<{ topics: { name: string; partitions: number }[] }>({ op: 'listTopics', method: 'GET', path: '/v1/topics' });
+  }
+
+  describeTopic(topic: string) {
+    return this.call<TopicDescription>({ op: 'describeTopic', method: 'GET', path: '/v1/topics/{topic}', params: { topic } });
+  }
+
+  createPartitions(topic: string, count: number) {
+    return this.call<unknown>({ op: 'createPartitions', method: 'POST', path: '/v1/topics/{topic}/partitions', params: { topic }, body: { count } });
+  }
+
+  deleteTopic(topic: string) {
+    return this.call<void>({ op: 'deleteTopic', method: 'DELETE', path: '/v1/topics/{topic}', params: { topic } });
+  }
+
+  produce(topic: string, body: ProduceRequest) {
+    return this.call<ProduceReply>({ op: 'produce', method: 'POST', path: '/v1/topics/{topic}/records', params: { topic }, body });
+  }
+
+  initProducer() {
+    return this.call<{ producerId: number | string; producerEpoch: number }>({ op: 'initProducerId', method: 'POST', path: '/v1/producers', body: {} });
+  }
+
+  fetch(topic: string, partition: number, options: { offset: number; maxBytes?: number; maxWaitMs?: number; encoding?: Encoding; signal?: AbortSignal }) {
+    return this.call<FetchReply>({
+      op: 'fetch', method: 'GET', path: '/v1/topics/{topic}/partitions/{partition}/records', params: { topic, partition },
+      query: { offset: options.offset, maxBytes: options.maxBytes, maxWaitMs: options.maxWaitMs, encoding: options.encoding },
+      // a long poll legitimately takes maxWaitMs; allow that plus the ordinary request budget
+      timeoutMs: options.maxWaitMs ? options.maxWaitMs + 30_000 : undefined,
+      signal: options.signal,
+    });
+  }
+
+  listOffsets(topic: string, partition: number, at: 'earliest' | 'latest' | number) {
+    return this.call<{ offset: number; timestamp?: number }>({
+      op: 'listOffsets', method: 'GET', path: '/v1/topics/{topic}/partitions/{partition}/offsets', params: { topic, partition }, query: { at },
+    });
+  }
+
+  joinGroup(group: string, body: { memberId?: string; topics: readonly string[]; assignor?: Assignor; sessionTimeoutMs?: number }) {
+    return this.call<JoinReply>({ op: 'joinGroup', method: 'POST', path: '/v1/groups/{group}/members', params: { group }, body });
+  }
+
+  heartbeat(group: string, memberId: string, generation: number) {
+    return this.call<{ generation: number; rebalance: boolean }>({
+      op: 'heartbeat', method: 'POST', path: '/v1/groups/{group}/members/{memberId}/heartbeat', params: { group, memberId }, body: { generation },
+    });
+  }
+
+  leaveGroup(group: string, memberId: string) {
+    return this.call<void>({ op: 'leaveGroup', method: 'DELETE', path: '/v1/groups/{group}/members/{memberId}', params: { group, memberId } });
+  }
+
+  commitOffsets(group: string, body: { memberId?: string; generation?: number; offsets: readonly CommittedOffset[] }) {
+    return this.call<unknown>({ op: 'commitOffsets', method: 'POST', path: '/v1/groups/{group}/offsets', params: { group }, body });
+  }
+
+  fetchOffsets(group: string) {
+    return this.call<{ offsets: CommittedOffset[] }>({ op: 'fetchOffsets', method: 'GET', path: '/v1/groups/{group}/offsets', params: { group } });
+  }
+
+  listGroups() {
+    return this.call<{ groups: unknown[] }>({ op: 'listGroups', method: 'GET', path: '/v1/groups' });
+  }
+
+  describeGroup(group: string) {
+    return this.call<GroupDescription>({ op: 'describeGroup', method: 'GET', path: '/v1/groups/{group}', params: { group } });
+  }
+
+  deleteGroup(group: string) {
+    return this.call<void>({ op: 'deleteGroup', method: 'DELETE', path: '/v1/groups/{group}', params: { group } });
+  }
+}
