@@ -1,0 +1,29 @@
+// cdk-nag (AwsSolutions) findings that are accepted by design, each with its reason. Scoped to
+// the SluiceLog construct and, where the rule allows, to the exact finding (appliesTo).
+import { NagSuppressions } from 'cdk-nag';
+import type { Construct } from 'constructs';
+
+export function addSluiceNagSuppressions(log: Construct): void {
+  NagSuppressions.addResourceSuppressions(
+    log,
+    [
+      {
+        id: 'AwsSolutions-S1',
+        reason:
+          'Segment bucket: every request already goes through Sluice functions whose structured logs and the API access log record caller, topic and partition; S3 server access logs would add a second, unaudited log bucket. Enable CloudTrail S3 data events if object-level audit is required.',
+      },
+      {
+        id: 'AwsSolutions-IAM5',
+        reason:
+          'Segment objects are named <prefix>/<topic>/<partition>/<base offset>-<id>.log and created at run time, so object actions must cover the data prefix; the actions themselves are explicit (no wildcard actions), see infra/function-permissions.ts.',
+        appliesTo: [{ regex: '/^Resource::<.*Segments[0-9A-F]+\\.Arn>\\/.*\\*$/g' }],
+      },
+      {
+        id: 'AwsSolutions-L1',
+        reason:
+          'Pinned to nodejs22.x on purpose: the handlers are bundled and tested for the node22 target (esbuild target, bundle-size test); moving to a newer runtime is a deliberate, tested change rather than a drift.',
+      },
+    ],
+    true,
+  );
+}

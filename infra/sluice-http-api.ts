@@ -1,0 +1,85 @@
+// The HTTP API of ../shared/api.md: API Gateway HTTP API, IAM (SigV4) authorization on every
+// route (the default authorizer, so no route can be added without it), one Lambda integration
+// per function (payload format 2.0), and JSON access logs on the `$default` stage.
+import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpIamAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import type { RemovalPolicy } from 'aws-cdk-lib';
+import { Construct } from 'constructs';
+import { SLUICE_ROUTES, type SluiceRoute } from './routes.js';
+
+export interface SluiceHttpApiProps {
+  readonly functions: Readonly<Record<SluiceRoute['fn'], lambda.IFunction>>;
+  readonly apiName: string;
+  readonly logRetention: logs.RetentionDays;
+  readonly logRemovalPolicy: RemovalPolicy;
+}
+
+const ACCESS_LOG_FIELDS = {
+  requestId: '$context.requestId',
+  routeKey: '$context.routeKey',
+  status: '$context.status',
+  caller: '$context.identity.userArn',
+  sourceIp: '$context.identity.sourceIp',
+  requestTime: '$context.requestTimeEpoch',
+  responseLength: '$context.responseLength',
+  latencyMs: '$context.responseLatency',
+  integrationLatencyMs: '$context.integrationLatency',
+  integrationError: '$context.integrationErrorMessage',
+};
+
+export class SluiceHttpApi extends Construct {
+  readonly httpApi: apigwv2.HttpApi;
+  readonly stage: apigwv2.HttpStage;
+
+  constructor(scope: Construct, id: string, props: SluiceHttpApiProps) {
+    super(scope, id);
+    this.httpApi = new apigwv2.HttpApi(this, 'Api', {
+      apiName: props.apiName,
+      description: 'Sluice: Kafka-style partitioned log (see api.md). Every route requires SigV4 (IAM).',
+      defaultAuthorizer: new HttpIamAuthorizer(),
+      createDefaultStage: false,
+    });
+    const accessLogs = new logs.LogGroup(this, 'AccessLogs', {
+      retention: props.logRetention,
+      removalPolicy: props.logRemovalPolicy,
+    });
+    this.stage = new apigwv2.HttpStage(this, 'DefaultStage', {
+      httpApi: this.httpApi,
+      stageName: '$default',
+      autoDeploy: true,
+      accessLogSettings: {
+        destination: new apigwv2.LogGroupLogDestination(accessLogs),
+        format: AccessLogFormat.custom(JSON.stringify(ACCESS_LOG_FIELDS)),
+      },
+    });
+
+    const integrations = new Map<SluiceRoute['fn'], HttpLambdaIntegration>();
+    for (const route of SLUICE_ROUTES) {
+      let integration = integrations.get(route.fn);
+      if (!integration) {
+        integration = new HttpLambdaIntegration(`${route.fn}-integration`, props.functions[route.fn]);
+        integrations.set(route.fn, integration);
+      }
+      this.httpApi.addRoutes({ path: route.path, methods: [apigwv2.HttpMethod[route.method]], integration });
+    }
+  }
+
+  /** The API URL, ending in '/'. */
+  get url(): string {
+    return this.stage.url;
+  }
+
+  /** `execute-api:Invoke` on exactly the given routes (path parameters become `*`), any stage. */
+  grantInvokeRoutes(grantee: iam.IGrantable, routes: readonly SluiceRoute[]): iam.Grant {
+    return iam.Grant.addToPrincipal({
+      grantee,
+      actions: ['execute-api:Invoke'],
+      resourceArns: routes.map((r) => this.httpApi.arnForExecuteApi(r.method, r.path.replace(/\{[^}]+\}/g, '*'))),
+    });
+  }
+}

@@ -1,0 +1,102 @@
+// CloudWatch dashboard and alarms for one Sluice deployment. Alarms fire on any Lambda error or
+// throttle, API 5xx, and DynamoDB throttling (a hot partition's lease/commit item is the first
+// thing to throttle). The dashboard puts the log's own EMF metrics (namespace `Sluice`, emitted
+// by lib/observability) next to the AWS service metrics.
+import { Duration } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import type * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import { Construct } from 'constructs';
+import { METRIC_NAMESPACE, SluiceMetric } from '../lib/observability/metric-names.js';
+import type { SluiceFunctionName } from './routes.js';
+
+export interface SluiceMonitoringProps {
+  readonly functions: Readonly<Record<SluiceFunctionName, lambda.IFunction>>;
+  readonly httpApi: apigwv2.IHttpApi;
+  readonly table: dynamodb.ITable;
+  /** Powertools `service` dimension the handlers emit their metrics under. */
+  readonly serviceName: string;
+  readonly dashboardName: string;
+}
+
+const PERIOD = Duration.minutes(5);
+
+export class SluiceMonitoring extends Construct {
+  readonly dashboard: cloudwatch.Dashboard;
+  readonly alarms: cloudwatch.Alarm[] = [];
+
+  constructor(scope: Construct, id: string, props: SluiceMonitoringProps) {
+    super(scope, id);
+    const fns = Object.entries(props.functions) as [SluiceFunctionName, lambda.IFunction][];
+
+    for (const [name, fn] of fns) {
+      this.alarm(`${name}-errors`, fn.metricErrors({ period: PERIOD }), `Sluice ${name} function errors`);
+      this.alarm(`${name}-throttles`, fn.metricThrottles({ period: PERIOD }), `Sluice ${name} function throttled`);
+    }
+    this.alarm('api-5xx', props.httpApi.metricServerError({ period: PERIOD }), 'Sluice HTTP API 5xx responses');
+    const tableThrottles = new cloudwatch.MathExpression({
+      expression: 'FILL(r, 0) + FILL(w, 0)',
+      usingMetrics: {
+        r: props.table.metric('ReadThrottleEvents', { period: PERIOD, statistic: 'Sum' }),
+        w: props.table.metric('WriteThrottleEvents', { period: PERIOD, statistic: 'Sum' }),
+      },
+      label: 'DynamoDB throttle events',
+      period: PERIOD,
+    });
+    this.alarm('table-throttles', tableThrottles, 'Sluice metadata table throttled');
+
+    const sluice = (metricName: string, statistic = 'Sum') =>
+      new cloudwatch.Metric({
+        namespace: METRIC_NAMESPACE,
+        metricName,
+        dimensionsMap: { service: props.serviceName },
+        statistic,
+        period: PERIOD,
+      });
+
+    this.dashboard = new cloudwatch.Dashboard(this, 'Dashboard', { dashboardName: props.dashboardName });
+    this.dashboard.addWidgets(
+      graph('Records in / out', [sluice(SluiceMetric.RecordsIn), sluice(SluiceMetric.RecordsOut)]),
+      graph('Bytes in / out', [sluice(SluiceMetric.BytesIn), sluice(SluiceMetric.BytesOut)]),
+      graph('Append latency (ms)', [sluice(SluiceMetric.AppendLatency, 'p50'), sluice(SluiceMetric.AppendLatency, 'p99')]),
+      graph('Lease contention / retention', [
+        sluice(SluiceMetric.LeaseContention),
+        sluice(SluiceMetric.RetentionDeletedSegments),
+      ]),
+    );
+    this.dashboard.addWidgets(
+      graph('Invocations', fns.map(([name, fn]) => fn.metricInvocations({ label: name, period: PERIOD }))),
+      graph('Errors', fns.map(([name, fn]) => fn.metricErrors({ label: name, period: PERIOD }))),
+      graph('Throttles', fns.map(([name, fn]) => fn.metricThrottles({ label: name, period: PERIOD }))),
+      graph('Duration p99', fns.map(([name, fn]) => fn.metricDuration({ label: name, statistic: 'p99', period: PERIOD }))),
+    );
+    this.dashboard.addWidgets(
+      graph('API requests / 4xx / 5xx', [
+        props.httpApi.metricCount({ period: PERIOD }),
+        props.httpApi.metricClientError({ period: PERIOD }),
+        props.httpApi.metricServerError({ period: PERIOD }),
+      ]),
+      graph('API latency p99', [props.httpApi.metricLatency({ statistic: 'p99', period: PERIOD })]),
+      graph('DynamoDB throttles', [tableThrottles]),
+      new cloudwatch.AlarmStatusWidget({ title: 'Alarms', alarms: this.alarms, width: 6 }),
+    );
+  }
+
+  private alarm(id: string, metric: cloudwatch.IMetric, description: string): void {
+    this.alarms.push(
+      new cloudwatch.Alarm(this, id, {
+        metric,
+        threshold: 1,
+        evaluationPeriods: 1,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+        alarmDescription: description,
+      }),
+    );
+  }
+}
+
+function graph(title: string, left: cloudwatch.IMetric[]): cloudwatch.GraphWidget {
+  return new cloudwatch.GraphWidget({ title, left, width: 6 });
+}

@@ -1,0 +1,29 @@
+// The deployable stack: one SluiceLog plus the outputs a caller needs (API URL, function names
+// for direct invoke, bucket, table). Props pass straight through to the construct.
+import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import type { Construct } from 'constructs';
+import { SluiceLog, type SluiceLogProps } from './sluice-log.js';
+import { SLUICE_FUNCTION_NAMES } from './routes.js';
+
+export interface SluiceStackProps extends StackProps {
+  readonly log?: SluiceLogProps;
+}
+
+export class SluiceStack extends Stack {
+  readonly log: SluiceLog;
+
+  constructor(scope: Construct, id: string, props: SluiceStackProps = {}) {
+    super(scope, id, props);
+    this.log = new SluiceLog(this, 'Log', props.log);
+
+    new CfnOutput(this, 'ApiUrl', { value: this.log.api.url, description: 'Sluice HTTP API (SigV4, service execute-api)' });
+    new CfnOutput(this, 'BucketName', { value: this.log.bucket.bucketName, description: 'Segment bucket' });
+    new CfnOutput(this, 'TableName', { value: this.log.table.tableName, description: 'Metadata table' });
+    for (const name of SLUICE_FUNCTION_NAMES) {
+      new CfnOutput(this, `${name[0].toUpperCase()}${name.slice(1)}FunctionName`, {
+        value: this.log.functions[name].functionName,
+        description: `Direct invoke target for ${name} operations ({ "op": ... } events)`,
+      });
+    }
+  }
+}

@@ -1,0 +1,43 @@
+// Wraps one handler invocation: Lambda context on every log line, the cold-start metric, one
+// structured log line per operation (name, status, duration), a ServerErrors count for 5xx or
+// thrown errors, and the EMF flush at the end. The Lambda adapter calls this around `op.run`.
+import type { Context } from 'aws-lambda';
+import type { Logger } from '@aws-lambda-powertools/logger';
+import { logger as defaultLogger } from './logger.js';
+import { metrics as defaultMetrics, type SluiceMetrics } from './metrics.js';
+
+export interface Observers {
+  readonly logger: Logger;
+  readonly metrics: SluiceMetrics;
+}
+
+export async function observeInvocation<T extends { readonly status: number }>(
+  operation: string,
+  lambdaContext: Context | undefined,
+  run: () => Promise<T>,
+  observers: Observers = { logger: defaultLogger, metrics: defaultMetrics },
+): Promise<T> {
+  const { logger, metrics } = observers;
+  if (lambdaContext) {
+    logger.addContext(lambdaContext);
+    metrics.coldStart();
+  }
+  const started = performance.now();
+  try {
+    const result = await run();
+    const durationMs = Math.round(performance.now() - started);
+    if (result.status >= 500) {
+      metrics.serverError();
+      logger.error('operation failed', { operation, status: result.status, durationMs });
+    } else {
+      logger.info('operation', { operation, status: result.status, durationMs });
+    }
+    return result;
+  } catch (error) {
+    metrics.serverError();
+    logger.error('operation threw', { operation, durationMs: Math.round(performance.now() - started), error: error as Error });
+    throw error;
+  } finally {
+    metrics.flush();
+  }
+}

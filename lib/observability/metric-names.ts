@@ -1,0 +1,30 @@
+// Names of Sluice's own CloudWatch metrics (embedded metric format, namespace `Sluice`, one
+// dimension: `service`). Kept free of runtime imports so the CDK dashboard can share them with
+// the handlers without pulling Powertools into the synth.
+export const METRIC_NAMESPACE = 'Sluice';
+
+/** Default Powertools `service` name (and dimension value) when POWERTOOLS_SERVICE_NAME is unset. */
+export const DEFAULT_SERVICE_NAME = 'sluice';
+
+export const SluiceMetric = {
+  /** Records appended (acknowledged) by produce. */
+  RecordsIn: 'RecordsIn',
+  /** RecordBatch bytes appended by produce. */
+  BytesIn: 'BytesIn',
+  /** Records returned by fetch. */
+  RecordsOut: 'RecordsOut',
+  /** RecordBatch bytes read by fetch. */
+  BytesOut: 'BytesOut',
+  /** Milliseconds from the first PUT of an append to its commit on STATE. */
+  AppendLatency: 'AppendLatency',
+  /** Appends that found the partition's lease held by another writer or lost a commit race. */
+  LeaseContention: 'LeaseContention',
+  /** Whole segments deleted by retention. */
+  RetentionDeletedSegments: 'RetentionDeletedSegments',
+  /** Bytes of the segments deleted by retention. */
+  RetentionDeletedBytes: 'RetentionDeletedBytes',
+  /** Operations that ended in a 5xx (unexpected failures, not Kafka-style refusals). */
+  ServerErrors: 'ServerErrors',
+} as const;
+
+export type SluiceMetricName = (typeof SluiceMetric)[keyof typeof SluiceMetric];

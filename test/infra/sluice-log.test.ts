@@ -1,0 +1,155 @@
+// Template assertions on one synthesized default SluiceStack: the HTTP API, the schedule, the
+// data-store hardening, per-function least privilege, runtimes, outputs, and cdk-nag.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { Match, type Template } from 'aws-cdk-lib/assertions';
+import { SLUICE_FUNCTION_NAMES, SLUICE_ROUTES } from '../../infra/routes.js';
+import { functionIds, roleActions, roleOfFunction, synthesize } from './synth.js';
+
+let template: Template;
+let nagErrors: string[];
+let fnIds: Record<string, string>;
+
+beforeAll(() => {
+  ({ template, nagErrors } = synthesize());
+  fnIds = functionIds(template);
+});
+
+describe('SluiceLog (default props)', () => {
+  it('routes every api.md path to its function with IAM authorization on every route', () => {
+    const routes = Object.values(template.findResources('AWS::ApiGatewayV2::Route'));
+    const integrations = template.findResources('AWS::ApiGatewayV2::Integration');
+    expect(routes.map((r) => r.Properties.RouteKey).sort()).toEqual(SLUICE_ROUTES.map((r) => `${r.method} ${r.path}`).sort());
+    for (const route of routes) {
+      expect(route.Properties.AuthorizationType, route.Properties.RouteKey).toBe('AWS_IAM');
+      const expected = SLUICE_ROUTES.find((r) => `${r.method} ${r.path}` === route.Properties.RouteKey)!;
+      const integrationId = route.Properties.Target['Fn::Join'][1][1].Ref;
+      expect(integrations[integrationId].Properties.IntegrationUri).toEqual({ 'Fn::GetAtt': [fnIds[expected.fn], 'Arn'] });
+      expect(integrations[integrationId].Properties.PayloadFormatVersion).toBe('2.0');
+    }
+    template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      StageName: '$default',
+      AutoDeploy: true,
+      AccessLogSettings: Match.objectLike({ DestinationArn: Match.anyValue() }),
+    });
+  });
+
+  it('runs retention on an EventBridge schedule every 5 minutes', () => {
+    template.hasResourceProperties('AWS::Events::Rule', {
+      ScheduleExpression: 'rate(5 minutes)',
+      State: 'ENABLED',
+      Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [fnIds.retention, 'Arn'] } })],
+    });
+  });
+
+  it('hardens the segment bucket: no public access, encryption, TLS only, retained', () => {
+    template.hasResource('AWS::S3::Bucket', {
+      DeletionPolicy: 'Retain',
+      Properties: Match.objectLike({
+        PublicAccessBlockConfiguration: {
+          BlockPublicAcls: true,
+          BlockPublicPolicy: true,
+          IgnorePublicAcls: true,
+          RestrictPublicBuckets: true,
+        },
+        BucketEncryption: {
+          ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }],
+        },
+      }),
+    });
+    template.hasResourceProperties('AWS::S3::BucketPolicy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({ Effect: 'Deny', Action: 's3:*', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+        ]),
+      },
+    });
+  });
+
+  it('makes the table on-demand, point-in-time recoverable, encrypted, keyed pk/sk strings, retained', () => {
+    template.hasResource('AWS::DynamoDB::Table', {
+      DeletionPolicy: 'Retain',
+      Properties: Match.objectLike({
+        BillingMode: 'PAY_PER_REQUEST',
+        PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+        SSESpecification: { SSEEnabled: true },
+        KeySchema: [
+          { AttributeName: 'pk', KeyType: 'HASH' },
+          { AttributeName: 'sk', KeyType: 'RANGE' },
+        ],
+        AttributeDefinitions: [
+          { AttributeName: 'pk', AttributeType: 'S' },
+          { AttributeName: 'sk', AttributeType: 'S' },
+        ],
+      }),
+    });
+  });
+
+  it('runs all five handlers on nodejs22.x arm64 with the Sluice environment', () => {
+    expect(Object.keys(fnIds).sort()).toEqual([...SLUICE_FUNCTION_NAMES].sort());
+    for (const name of SLUICE_FUNCTION_NAMES) {
+      template.hasResourceProperties('AWS::Lambda::Function', {
+        FunctionName: `sluice-${name}`,
+        Runtime: 'nodejs22.x',
+        Architectures: ['arm64'],
+        Handler: 'index.handler',
+        LoggingConfig: Match.objectLike({ LogFormat: 'JSON' }),
+        Environment: {
+          Variables: Match.objectLike({
+            SLUICE_BUCKET: Match.anyValue(),
+            SLUICE_TABLE: Match.anyValue(),
+            SLUICE_PREFIX: 'log',
+            SLUICE_LEASE_MS: '5000',
+            SLUICE_GRACE_MS: '300000',
+            POWERTOOLS_METRICS_NAMESPACE: 'Sluice',
+          }),
+        },
+      });
+    }
+  });
+
+  it('gives each function only the data actions it needs, never a wildcard', () => {
+    const actions = Object.fromEntries(
+      SLUICE_FUNCTION_NAMES.map((name) => [name, roleActions(template, roleOfFunction(template, fnIds[name]))]),
+    );
+    for (const [name, list] of Object.entries(actions)) {
+      expect(list.filter((a) => a.includes('*')), name).toEqual([]);
+      expect(list.filter((a) => !/^(s3|dynamodb|logs):/.test(a)), name).toEqual([]);
+    }
+    expect(actions.produce).toContain('s3:PutObject');
+    expect(actions.produce.filter((a) => a.startsWith('s3:Delete'))).toEqual([]);
+    expect(actions.fetch.filter((a) => a.startsWith('s3:') || a.startsWith('dynamodb:')).sort()).toEqual(
+      ['dynamodb:GetItem', 'dynamodb:Query', 's3:GetObject'].sort(),
+    );
+    expect(actions.groups.filter((a) => a.startsWith('s3:'))).toEqual([]);
+    expect(actions.retention).toEqual(expect.arrayContaining(['s3:DeleteObject', 's3:ListBucket', 'dynamodb:DeleteItem']));
+    expect(actions.admin).toEqual(expect.arrayContaining(['s3:DeleteObject', 's3:ListBucket', 'dynamodb:DeleteItem']));
+    // Object access is scoped to the data prefix.
+    template.hasResourceProperties('AWS::IAM::Policy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Action: 's3:PutObject',
+            Resource: { 'Fn::Join': ['', [Match.objectLike({ 'Fn::GetAtt': Match.anyValue() }), '/log/*']] },
+          }),
+        ]),
+      },
+    });
+  });
+
+  it('has a dashboard, error and throttle alarms, and the stack outputs', () => {
+    template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
+    const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'));
+    const metricNames = alarms.map((a) => a.Properties.MetricName ?? 'expression');
+    expect(metricNames.filter((m) => m === 'Errors')).toHaveLength(5);
+    expect(metricNames.filter((m) => m === 'Throttles')).toHaveLength(5);
+    expect(metricNames).toContain('5xx');
+    expect(metricNames).toContain('expression'); // DynamoDB read + write throttle events
+    for (const output of ['ApiUrl', 'BucketName', 'TableName', 'ProduceFunctionName', 'RetentionFunctionName']) {
+      template.hasOutput(output, {});
+    }
+  });
+
+  it('passes cdk-nag AwsSolutions checks with no unsuppressed errors', () => {
+    expect(nagErrors).toEqual([]);
+  });
+});
