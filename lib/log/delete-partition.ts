@@ -37,16 +37,12 @@ export async function deletePartitionData(ctx: SluiceContext, topic: string, par
   }
   if (keys.length > 0) await deleteItems(ctx, keys);
 
+  // Each round deletes what it listed, so listing again from the start needs no continuation token.
   const folder = partitionObjectPrefix(ctx.prefix, topic, partition);
-  let token: string | undefined;
-  do {
-    const listed = await ctx.s3.send(
-      new ListObjectsV2Command({ Bucket: ctx.bucket, Prefix: folder, ContinuationToken: token, MaxKeys: DELETE_OBJECTS_LIMIT }),
-    );
+  for (;;) {
+    const listed = await ctx.s3.send(new ListObjectsV2Command({ Bucket: ctx.bucket, Prefix: folder, MaxKeys: DELETE_OBJECTS_LIMIT }));
     const objects = (listed.Contents ?? []).flatMap((o) => (o.Key ? [{ Key: o.Key }] : []));
-    if (objects.length > 0) {
-      await ctx.s3.send(new DeleteObjectsCommand({ Bucket: ctx.bucket, Delete: { Objects: objects, Quiet: true } }));
-    }
-    token = listed.IsTruncated ? listed.NextContinuationToken : undefined;
-  } while (token);
+    if (objects.length === 0) return;
+    await ctx.s3.send(new DeleteObjectsCommand({ Bucket: ctx.bucket, Delete: { Objects: objects, Quiet: true } }));
+  }
 }

@@ -1,0 +1,44 @@
+// Decoding batches read from a segment object, with the checks a reader owes its callers: the
+// CRC-32C of every batch (a corrupt batch is CORRUPT_MESSAGE, never data) and that each batch's
+// offsets lie inside the manifest item it was read for.
+import { SluiceError } from '../api/errors.js';
+import type { SegmentItem } from '../metadata/types.js';
+import { CorruptRecordError, type DecodedBatch, LOG_OVERHEAD, decodeRecordBatch } from '../records/index.js';
+
+/** Size of the batch starting at `position`, or undefined when its length prefix is not in `buf`. */
+export function batchSizeAt(buf: Buffer, position: number): number | undefined {
+  return buf.length - position >= LOG_OVERHEAD ? LOG_OVERHEAD + buf.readInt32BE(position + 8) : undefined;
+}
+
+export function decodeBatchOf(item: SegmentItem, buf: Buffer, position: number): DecodedBatch {
+  let batch: DecodedBatch;
+  try {
+    batch = decodeRecordBatch(buf, position);
+  } catch (e) {
+    if (e instanceof CorruptRecordError || e instanceof RangeError) {
+      throw new SluiceError('CORRUPT_MESSAGE', `segment ${item.objectKey}: ${e.message}`, { objectKey: item.objectKey });
+    }
+    throw e;
+  }
+  const { baseOffset, lastOffset } = batch.header;
+  if (baseOffset < item.baseOffset || lastOffset > item.lastOffset) {
+    throw new SluiceError(
+      'CORRUPT_MESSAGE',
+      `segment ${item.objectKey}: batch [${baseOffset}, ${lastOffset}] lies outside its manifest item [${item.baseOffset}, ${item.lastOffset}]`,
+      { objectKey: item.objectKey },
+    );
+  }
+  return batch;
+}
+
+/** Every complete batch of `buf` (read at the item's byte `start`), and where the complete part ends. */
+export function decodeCompleteBatches(item: SegmentItem, buf: Buffer): { batches: DecodedBatch[]; end: number } {
+  const batches: DecodedBatch[] = [];
+  let position = 0;
+  for (;;) {
+    const size = batchSizeAt(buf, position);
+    if (size === undefined || position + size > buf.length) return { batches, end: position };
+    batches.push(decodeBatchOf(item, buf, position));
+    position += size;
+  }
+}

@@ -1,0 +1,54 @@
+// Kafka's ListOffsets for one partition: 'earliest' = logStartOffset, 'latest' = highWatermark,
+// a timestamp = the earliest offset whose record timestamp is >= it. For a timestamp the manifest
+// items' maxTimestamp finds the first committed segment that can hold such a record, and decoding
+// it finds the record. When no record is that late the answer is the high watermark (where Kafka
+// answers -1 / the log end), so a consumer seeking there waits for new data.
+import type { SluiceContext } from '../context.js';
+import { firstSegmentItemWithMaxTimestampAtLeast } from '../metadata/manifest.js';
+import { getPartitionState } from '../metadata/partition-state.js';
+import { decodeCompleteBatches } from './decode-segment.js';
+import { StaleViewError, fetchRanges } from './segment-fetch.js';
+
+const VIEW_REFRESHES = 2;
+
+export async function listOffsets(
+  ctx: SluiceContext,
+  topic: string,
+  partition: number,
+  at: 'earliest' | 'latest' | number,
+): Promise<{ offset: number; timestamp?: number }> {
+  for (let refresh = 0; ; refresh++) {
+    const state = await getPartitionState(ctx, topic, partition);
+    if (at === 'earliest') return { offset: state.logStartOffset };
+    if (at === 'latest') return { offset: state.nextOffset };
+    try {
+      return await offsetForTimestamp(ctx, topic, partition, at, state.logStartOffset, state.nextOffset);
+    } catch (e) {
+      if (!(e instanceof StaleViewError) || refresh === VIEW_REFRESHES) throw e;
+    }
+  }
+}
+
+async function offsetForTimestamp(
+  ctx: SluiceContext,
+  topic: string,
+  partition: number,
+  timestamp: number,
+  logStartOffset: number,
+  highWatermark: number,
+): Promise<{ offset: number; timestamp?: number }> {
+  // The first item at/after logStartOffset may start below it (retention deletes whole items);
+  // its records below logStartOffset are skipped by the offset check.
+  let from = logStartOffset;
+  for (;;) {
+    const item = await firstSegmentItemWithMaxTimestampAtLeast(ctx, topic, partition, from, timestamp);
+    if (!item || item.baseOffset >= highWatermark) return { offset: highWatermark };
+    const [buf] = await fetchRanges(ctx, [{ objectKey: item.objectKey, start: item.position, end: item.position + item.size }]);
+    for (const { header, records } of decodeCompleteBatches(item, buf).batches) {
+      if (header.maxTimestamp < timestamp) continue;
+      const hit = records.find((r) => r.timestamp >= timestamp && r.offset >= logStartOffset && r.offset < highWatermark);
+      if (hit) return { offset: hit.offset, timestamp: hit.timestamp };
+    }
+    from = item.lastOffset + 1;
+  }
+}
