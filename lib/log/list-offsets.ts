@@ -4,7 +4,7 @@
 // it finds the record. When no record is that late the answer is the high watermark (where Kafka
 // answers -1 / the log end), so a consumer seeking there waits for new data.
 import type { SluiceContext } from '../context.js';
-import { firstSegmentItemWithMaxTimestampAtLeast } from '../metadata/manifest.js';
+import { firstSegmentItemWithMaxTimestampAtLeast, floorSegmentItem } from '../metadata/manifest.js';
 import { getPartitionState } from '../metadata/partition-state.js';
 import { decodeCompleteBatches } from './decode-segment.js';
 import { StaleViewError, fetchRanges } from './segment-fetch.js';
@@ -37,9 +37,8 @@ async function offsetForTimestamp(
   logStartOffset: number,
   highWatermark: number,
 ): Promise<{ offset: number; timestamp?: number }> {
-  // The first item at/after logStartOffset may start below it (retention deletes whole items);
-  // its records below logStartOffset are skipped by the offset check.
-  let from = logStartOffset;
+  // logStartOffset may lie inside an item (records below it are skipped by the offset check).
+  let from = (await floorSegmentItem(ctx, topic, partition, logStartOffset))?.baseOffset ?? logStartOffset;
   for (;;) {
     const item = await firstSegmentItemWithMaxTimestampAtLeast(ctx, topic, partition, from, timestamp);
     if (!item || item.baseOffset >= highWatermark) return { offset: highWatermark };
