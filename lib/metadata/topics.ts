@@ -222,8 +222,10 @@ export async function addPartitions(ctx: SluiceContext, name: string, count: num
       new UpdateCommand({
         TableName: ctx.table,
         Key: topicKey(name),
-        UpdateExpression: 'SET partitions = :count',
-        ConditionExpression: 'attribute_exists(pk) AND partitions < :count',
+        // PARTITIONS is a DynamoDB reserved word.
+        UpdateExpression: 'SET #partitions = :count',
+        ConditionExpression: 'attribute_exists(pk) AND #partitions < :count',
+        ExpressionAttributeNames: { '#partitions': 'partitions' },
         ExpressionAttributeValues: { ':count': count },
         ReturnValues: 'ALL_NEW',
       }),

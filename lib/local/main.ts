@@ -1,0 +1,68 @@
+// `npm start`: Sluice on a laptop. With no AWS endpoint configured it starts the embedded
+// emulators (dynalite + s3rver) persisting under SLUICE_DATA_DIR (default .sluice-data); with
+// AWS_ENDPOINT_URL (or AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL_DYNAMODB) it uses that endpoint,
+// e.g. LocalStack, with the SDK's own credential chain (test/test when none is configured).
+// Either way it creates the bucket and table if missing and serves the HTTP API on
+// 127.0.0.1:${PORT:-8080}, logging one JSON line per request.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+
+import { fromNodeProviderChain } from '@aws-sdk/credential-providers';
+import { createClients, createContext, settingsFromEnv, type ClientOptions } from '../context.js';
+import { EMULATOR_CREDENTIALS, startEmulators, type Emulators } from './emulators.js';
+import { ensureBucket, ensureTable } from './provision.js';
+import { startServer } from './server.js';
+
+async function clientOptions(): Promise<{ options: ClientOptions; emulators?: Emulators; where: string }> {
+  const env = process.env;
+  const endpoint = env.AWS_ENDPOINT_URL || env.AWS_ENDPOINT_URL_S3 || env.AWS_ENDPOINT_URL_DYNAMODB;
+  if (endpoint) {
+    try {
+      await fromNodeProviderChain()();
+      return { options: {}, where: `endpoint ${endpoint}` };
+    } catch {
+      // LocalStack accepts any key pair; spare the user from configuring one.
+      return { options: { credentials: { accessKeyId: 'test', secretAccessKey: 'test' } }, where: `endpoint ${endpoint}` };
+    }
+  }
+  const dataDir = env.SLUICE_DATA_DIR || '.sluice-data';
+  const emulators = await startEmulators({ dataDir });
+  return {
+    options: { s3Endpoint: emulators.s3Endpoint, dynamodbEndpoint: emulators.dynamodbEndpoint, credentials: EMULATOR_CREDENTIALS },
+    emulators,
+    where: `embedded emulators, data in ${dataDir}`,
+  };
+}
+
+async function main(): Promise<void> {
+  const settings = settingsFromEnv();
+  const { options, emulators, where } = await clientOptions();
+  const context = createContext(createClients(options), settings);
+  await Promise.all([ensureBucket(context.s3, context.bucket), ensureTable(context.ddb, context.table)]);
+
+  const port = Number(process.env.PORT ?? 8080);
+  const server = await startServer({ context, port, host: '127.0.0.1', log: (line) => console.log(line) });
+  const url = server.url;
+  console.log(`Sluice listening on ${url} (${where}; bucket ${context.bucket}, table ${context.table})
+
+  curl -s -X POST ${url}/v1/topics -d '{"name":"orders","partitions":3}'
+  curl -s -X POST ${url}/v1/topics/orders/records -d '{"records":[{"key":"k1","value":"hello"}]}'
+  curl -s '${url}/v1/topics/orders/partitions/0/records?offset=0'
+`);
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(JSON.stringify({ message: 'stopping', signal }));
+    await server.close();
+    await emulators?.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
