@@ -4,6 +4,7 @@
 // it finds the record. When no record is that late the answer is the high watermark (where Kafka
 // answers -1 / the log end), so a consumer seeking there waits for new data.
 import type { SluiceContext } from '../context.js';
+import { toSluiceError } from '../metadata/aws-errors.js';
 import { firstSegmentItemWithMaxTimestampAtLeast, floorSegmentItem } from '../metadata/manifest.js';
 import { getPartitionState } from '../metadata/partition-state.js';
 import { decodeCompleteBatches } from './decode-segment.js';
@@ -12,6 +13,19 @@ import { StaleViewError, fetchRanges } from './segment-fetch.js';
 const VIEW_REFRESHES = 2;
 
 export async function listOffsets(
+  ctx: SluiceContext,
+  topic: string,
+  partition: number,
+  at: 'earliest' | 'latest' | number,
+): Promise<{ offset: number; timestamp?: number }> {
+  try {
+    return await listOffsetsWithRefresh(ctx, topic, partition, at);
+  } catch (e) {
+    throw toSluiceError(e, `list offsets of ${topic}-${partition}`);
+  }
+}
+
+async function listOffsetsWithRefresh(
   ctx: SluiceContext,
   topic: string,
   partition: number,

@@ -13,6 +13,7 @@
 // A missing object or manifest item means retention or compaction moved on: refresh and retry.
 import { SluiceError } from '../api/errors.js';
 import type { SluiceContext } from '../context.js';
+import { toSluiceError } from '../metadata/aws-errors.js';
 import { floorSegmentItem, segmentItemsAfter } from '../metadata/manifest.js';
 import { getPartitionState } from '../metadata/partition-state.js';
 import type { SegmentItem } from '../metadata/types.js';
@@ -39,7 +40,20 @@ export async function readRecords(
   partition: number,
   request: { readonly offset: number; readonly maxBytes: number },
 ): Promise<ReadResult> {
-  const { offset, maxBytes } = request;
+  try {
+    return await readWithRefresh(ctx, topic, partition, request.offset, request.maxBytes);
+  } catch (e) {
+    throw toSluiceError(e, `read of ${topic}-${partition} at ${request.offset}`);
+  }
+}
+
+async function readWithRefresh(
+  ctx: SluiceContext,
+  topic: string,
+  partition: number,
+  offset: number,
+  maxBytes: number,
+): Promise<ReadResult> {
   for (let refresh = 0; ; refresh++) {
     const state = await getPartitionState(ctx, topic, partition);
     const highWatermark = state.nextOffset;

@@ -1,0 +1,100 @@
+// A writer dies before or after each AWS call of its appends (cold and warm); a new process takes
+// the lease after expiry and appends. Whatever the crash point, the log must hold exactly the
+// acknowledged batches at their acknowledged offsets, densely, plus at most the one batch whose
+// commit reached DynamoDB before the crash (committed, just never acknowledged), all-or-nothing.
+import { describe, expect, it } from 'vitest';
+import { createContext, type SluiceContext } from '../../lib/context.js';
+import { appendToPartitions } from '../../lib/log/append.js';
+import { readRecords } from '../../lib/log/read.js';
+import { createTestContext, emulatorClients } from '../support/storage.js';
+import { crashError, isCommit, observeSdk } from './sdk-faults.js';
+
+interface Batch {
+  readonly values: string[];
+}
+
+function process(shared: SluiceContext, leaseMs: number, leaseWaitMs: number): SluiceContext {
+  return createContext(emulatorClients(), { bucket: shared.bucket, table: shared.table, leaseMs, leaseWaitMs, graceMs: 1000 });
+}
+
+async function appendBatch(ctx: SluiceContext, topic: string, batch: Batch) {
+  const [result] = await appendToPartitions(ctx, topic, [
+    { partition: 0, records: batch.values.map((v, i) => ({ timestamp: i, key: null, value: Buffer.from(v) })) },
+  ]);
+  return result;
+}
+
+async function readAll(ctx: SluiceContext, topic: string) {
+  const values: string[] = [];
+  let offset = 0;
+  for (;;) {
+    const read = await readRecords(ctx, topic, 0, { offset, maxBytes: 1 << 20 });
+    read.records.forEach((r, i) => {
+      expect(r.offset).toBe(offset + i);
+      values.push(r.value!.toString());
+    });
+    if (read.nextOffset === read.highWatermark) return { values, highWatermark: read.highWatermark };
+    offset = read.nextOffset;
+  }
+}
+
+describe('crash at every step of the append protocol', () => {
+  it('never loses an acknowledged record or exposes a partial or unacknowledged-and-uncommitted one', async () => {
+    const shared = await createTestContext();
+    const script: Batch[] = [{ values: ['a0', 'a1'] }, { values: ['b0', 'b1', 'b2'] }];
+
+    // Dry run: how many calls the writer's two appends make (cold acquire + 2 × three calls).
+    const dry = process(shared, 300, 1000);
+    const drySdk = observeSdk(dry);
+    for (const batch of script) expect(await appendBatch(dry, 'dry', batch)).toHaveProperty('baseOffset');
+    const steps = drySdk.calls.length;
+    expect(steps).toBe(7);
+
+    for (let step = 1; step <= steps; step++) {
+      for (const when of ['before', 'after'] as const) {
+        const topic = `crash-${step}-${when}`;
+        const writer = process(shared, 300, 1000);
+        const sdk = observeSdk(writer);
+        let crashedOnCommit = false;
+        sdk.fault = (call, index) => {
+          if (index !== step) return undefined;
+          sdk.crashed = true;
+          crashedOnCommit = isCommit(call);
+          return { when, error: crashError() };
+        };
+
+        const acked: { baseOffset: number; values: string[] }[] = [];
+        let unacked: Batch | undefined;
+        for (const batch of script) {
+          const result = await appendBatch(writer, topic, batch);
+          if ('error' in result) {
+            expect(result.error.retriable).toBe(true);
+            unacked = batch;
+            break;
+          }
+          acked.push({ baseOffset: result.baseOffset, values: batch.values });
+        }
+        expect(sdk.crashed).toBe(true);
+        expect(unacked).toBeDefined();
+
+        // The successor waits out the dead writer's lease, then appends.
+        const successor = process(shared, 300, 3000);
+        const next: Batch = { values: ['c0'] };
+        const result = await appendBatch(successor, topic, next);
+        if ('error' in result) throw result.error;
+
+        const { values, highWatermark } = await readAll(successor, topic);
+        const committedUnacked = when === 'after' && crashedOnCommit;
+        const expected = [...acked.flatMap((a) => a.values), ...(committedUnacked ? unacked!.values : []), ...next.values];
+        expect(values, `${topic}`).toEqual(expected);
+        expect(highWatermark).toBe(expected.length);
+        let offset = 0;
+        for (const a of acked) {
+          expect(a.baseOffset).toBe(offset);
+          offset += a.values.length;
+        }
+        expect(result.baseOffset).toBe(expected.length - 1);
+      }
+    }
+  });
+});
