@@ -1,0 +1,83 @@
+// One assigned partition's fetch loop: long-poll the next records (`maxWaitMs`), hand them to the
+// consumer's handler in offset order, advance the position, repeat. One loop per partition (the
+// fetch path is per partition: api.md) means a slow or revoked partition never holds up the
+// others — during a cooperative rebalance the partitions a member keeps go on being consumed
+// while the moved ones stop. stop() cancels the long poll and waits for the handler in progress,
+// so after it resolves the position is final and safe to commit.
+import { toClientError, type SluiceClientError } from './errors.js';
+import { backoffDelay, sleep } from './retry.js';
+import type { TopicPartition } from './topic-partitions.js';
+import type { FetchReply, SluiceApi } from './wire.js';
+
+export interface FetcherHost {
+  readonly api: SluiceApi;
+  readonly maxWaitMs: number;
+  readonly maxBytes: number;
+  /** Next offset to fetch; resolves the start offset (committed, or auto reset) when unknown. */
+  position(tp: TopicPartition): Promise<number>;
+  /** Position moved by seek() since `version` was read. */
+  seekVersion(tp: TopicPartition): number;
+  isPaused(tp: TopicPartition): boolean;
+  waitForResume(tp: TopicPartition, signal: AbortSignal): Promise<void>;
+  /** OFFSET_OUT_OF_RANGE: apply the reset policy. */
+  resetOffset(tp: TopicPartition, error: SluiceClientError): Promise<void>;
+  /** Runs the user's handler; `isStale()` turns true on stop, pause or seek, and the handler stops early. */
+  process(tp: TopicPartition, reply: FetchReply, isStale: () => boolean): Promise<void>;
+  onError(tp: TopicPartition, error: SluiceClientError): void;
+}
+
+export class PartitionFetcher {
+  private readonly abort = new AbortController();
+  private loop?: Promise<void>;
+
+  constructor(
+    private readonly host: FetcherHost,
+    readonly tp: TopicPartition,
+  ) {}
+
+  start(): void {
+    this.loop ??= this.run();
+  }
+
+  async stop(): Promise<void> {
+    this.abort.abort();
+    await this.loop;
+  }
+
+  private get stopped(): boolean {
+    return this.abort.signal.aborted;
+  }
+
+  private async run(): Promise<void> {
+    let failures = 0;
+    while (!this.stopped) {
+      try {
+        if (this.host.isPaused(this.tp)) {
+          await this.host.waitForResume(this.tp, this.abort.signal);
+          continue;
+        }
+        const version = this.host.seekVersion(this.tp);
+        const offset = await this.host.position(this.tp);
+        const reply = await this.host.api.fetch(this.tp.topic, this.tp.partition, {
+          offset,
+          maxWaitMs: this.host.maxWaitMs,
+          maxBytes: this.host.maxBytes,
+          encoding: 'base64',
+          signal: this.abort.signal,
+        });
+        failures = 0;
+        const isStale = () => this.stopped || this.host.isPaused(this.tp) || this.host.seekVersion(this.tp) !== version;
+        if (!isStale()) await this.host.process(this.tp, reply, isStale);
+      } catch (e) {
+        if (this.stopped) break;
+        const error = toClientError(e);
+        if (error.code === 'OFFSET_OUT_OF_RANGE') {
+          await this.host.resetOffset(this.tp, error).catch(() => undefined);
+          continue;
+        }
+        this.host.onError(this.tp, error);
+        await sleep(Math.max(backoffDelay(Math.min(failures++, 6), { initialRetryTime: 200, maxRetryTime: 5000 }), error.retryAfterMs ?? 0));
+      }
+    }
+  }
+}
