@@ -2,6 +2,7 @@
 // the Lambda entry points (lambdas/*.ts) and the local server all read this one table, so a route
 // exists in the cloud exactly when it exists locally.
 import { fetchOperations } from './fetch-operations.js';
+import { groupOperations } from './group-operations.js';
 import type { Operation } from './operation.js';
 import { produceOperation } from './produce-operation.js';
 import { producerOperations } from './producer-operations.js';
@@ -12,6 +13,7 @@ export const functionOperations = {
   produce: [produceOperation, ...producerOperations],
   fetch: [...fetchOperations],
   admin: [...topicOperations],
+  groups: [...groupOperations],
 } as const satisfies Record<string, readonly Operation[]>;
 
 export type FunctionName = keyof typeof functionOperations;

@@ -1,0 +1,113 @@
+// Kafka's DescribeGroups / ListGroups (plus the lag kafka-consumer-groups.sh --describe shows).
+// Describe first expires dead members (session-expiry.ts), so what it reports is what the next
+// heartbeat will see. List is a read-only paged Scan; a group whose members have all timed out is
+// listed as Empty, one with some timed out as PreparingRebalance.
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import type { SluiceContext } from '../context.js';
+import { SluiceError } from '../api/errors.js';
+import type { AssignorName, MemberAssignment } from './assignors/types.js';
+import { groupFromItem } from './group-store.js';
+import { groupStateName, type GroupState, type GroupStateName } from './group-state.js';
+import { fetchOffsetsWithLag, type OffsetWithLag } from './offsets.js';
+import { loadGroup, removeExpiredMembers } from './session-expiry.js';
+
+export interface TopicPartitions {
+  readonly topic: string;
+  readonly partitions: number[];
+}
+
+export interface MemberDescription {
+  readonly memberId: string;
+  readonly clientId: string;
+  readonly topics: readonly string[];
+  readonly assignment: TopicPartitions[];
+  readonly sessionTimeoutMs: number;
+  /** The latest generation the member heartbeated with. */
+  readonly ackGeneration: number;
+}
+
+export interface GroupDescription {
+  readonly group: string;
+  readonly state: GroupStateName;
+  readonly generation: number;
+  readonly assignor: AssignorName | null;
+  readonly members: MemberDescription[];
+  /** Partitions taken from `from` and not yet handed to their new owner. */
+  readonly pending: { topic: string; partition: number; from: string }[];
+  readonly offsets: OffsetWithLag[];
+}
+
+export interface GroupListing {
+  readonly group: string;
+  readonly state: GroupStateName;
+  readonly generation: number;
+  readonly assignor: AssignorName | null;
+  readonly members: number;
+}
+
+/** `{topic: [p...]}` as the API's `[{topic, partitions}]`, sorted by topic. */
+export function toTopicPartitions(assignment: MemberAssignment | undefined): TopicPartitions[] {
+  return Object.keys(assignment ?? {})
+    .sort()
+    .map((topic) => ({ topic, partitions: [...assignment![topic]] }));
+}
+
+export function describeState(state: GroupState, offsets: OffsetWithLag[]): GroupDescription {
+  return {
+    group: state.group,
+    state: groupStateName(state),
+    generation: state.generation,
+    assignor: state.assignor,
+    members: Object.keys(state.members)
+      .sort()
+      .map((memberId) => {
+        const m = state.members[memberId];
+        return {
+          memberId,
+          clientId: m.clientId,
+          topics: m.topics,
+          assignment: toTopicPartitions(state.assignment[memberId]),
+          sessionTimeoutMs: m.sessionTimeoutMs,
+          ackGeneration: m.ackGeneration,
+        };
+      }),
+    pending: state.pending.map(({ topic, partition, from }) => ({ topic, partition, from })),
+    offsets,
+  };
+}
+
+export async function describeGroup(ctx: SluiceContext, group: string): Promise<GroupDescription> {
+  const state = await loadGroup(ctx, group);
+  if (!state) throw new SluiceError('GROUP_ID_NOT_FOUND', `group '${group}' does not exist`);
+  return describeState(state, await fetchOffsetsWithLag(ctx, group));
+}
+
+export async function listGroups(ctx: SluiceContext): Promise<GroupListing[]> {
+  const now = ctx.now();
+  const out: GroupListing[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await ctx.ddb.send(
+      new ScanCommand({
+        TableName: ctx.table,
+        FilterExpression: 'sk = :meta AND begins_with(pk, :prefix)',
+        ExpressionAttributeValues: { ':meta': 'META', ':prefix': 'GROUP#' },
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    for (const item of page.Items ?? []) {
+      const stored = groupFromItem(item);
+      const { state, expired } = removeExpiredMembers(stored, now);
+      const live = Object.keys(state.members).length;
+      out.push({
+        group: stored.group,
+        state: live > 0 && expired.length > 0 ? 'PreparingRebalance' : groupStateName(state),
+        generation: stored.generation,
+        assignor: stored.assignor,
+        members: live,
+      });
+    }
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return out.sort((a, b) => (a.group < b.group ? -1 : a.group > b.group ? 1 : 0));
+}
