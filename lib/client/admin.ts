@@ -1,7 +1,6 @@
 // Admin operations (kafkajs' admin client names where they exist): topics, partitions, groups and
-// committed offsets. Offset resets are computed here from ListOffsets and written as a standalone
-// commit — exactly what kafka-consumer-groups.sh --reset-offsets does — so they work against any
-// server that speaks api.md.
+// committed offsets, offset resets (kafka-consumer-groups.sh --reset-offsets) and the per-partition
+// lag table `sluice groups describe` prints.
 import { SluiceClientError } from './errors.js';
 import type { CommittedOffset, GroupDescription, SluiceApi, TopicConfig, TopicDescription } from './wire.js';
 
@@ -99,19 +98,11 @@ export class Admin {
     await this.api.commitOffsets(groupId, { offsets: partitions.map((p) => ({ topic, partition: p.partition, offset: p.offset })) });
   }
 
-  /** Moves a group's committed offsets on every partition of `topic` (or only `partitions`) to a target. */
+  /** Moves a group with no active members to a target on every partition of `topic` (or only `partitions`). */
   async resetOffsets({ groupId, topic, partitions, to }: { groupId: string; topic: string; partitions?: readonly number[]; to: ResetTarget }): Promise<{ partition: number; offset: number }[]> {
-    const all = (await this.api.describeTopic(topic)).partitions.map((p) => p.partition);
-    const chosen = partitions ?? all;
-    const at = 'earliest' in to ? 'earliest' : 'latest' in to ? 'latest' : 'timestamp' in to ? to.timestamp : undefined;
-    const targets = await Promise.all(
-      chosen.map(async (partition) => ({
-        partition,
-        offset: at === undefined ? (to as { offset: number }).offset : (await this.api.listOffsets(topic, partition, at)).offset,
-      })),
-    );
-    await this.setOffsets({ groupId, topic, partitions: targets });
-    return targets;
+    const target = 'earliest' in to ? 'earliest' : 'latest' in to ? 'latest' : 'timestamp' in to ? { timestamp: to.timestamp } : { offset: to.offset };
+    const { offsets } = await this.api.resetOffsets(groupId, { topic, partitions, to: target });
+    return offsets.map((o) => ({ partition: o.partition, offset: o.offset }));
   }
 
   /** Per-partition lag of a group on every topic it has committed offsets for or is assigned. */

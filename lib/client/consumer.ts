@@ -17,6 +17,8 @@ export type { ConsumedMessage } from './consumed-message.js';
 export interface ConsumerOptions {
   /** Group to join (subscribe) or to commit for (assign). Without it nothing is committed. */
   readonly groupId?: string;
+  /** Prefix of the member id the coordinator assigns ([a-zA-Z0-9._-]). @default 'consumer' */
+  readonly clientId?: string;
   /** All members of a group use one. 'sticky' is cooperative: only moved partitions are revoked. @default 'range' */
   readonly assignor?: Assignor;
   /** @default 10000 */

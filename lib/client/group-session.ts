@@ -82,14 +82,18 @@ export class GroupSession {
     await this.chain.catch(() => undefined);
     await this.consumer.stopPartitions(this.owned);
     if (this.memberId === undefined) return;
-    try {
-      await this.consumer.commitPositions(this.owned);
-    } catch (e) {
-      if (toClientError(e).code !== 'ILLEGAL_GENERATION') this.consumer.reportError(toClientError(e));
-      else {
-        // The group moved on while we were stopping: rejoin for the current generation, then commit.
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.consumer.commitPositions(this.owned);
+        break;
+      } catch (e) {
+        const error = toClientError(e);
+        if (error.code !== 'ILLEGAL_GENERATION' || attempt >= 5) {
+          this.consumer.reportError(error);
+          break;
+        }
+        // The group moved on while we were stopping: join for the current generation, then commit.
         await this.join().catch(() => undefined);
-        await this.consumer.commitPositions(this.owned).catch((err) => this.consumer.reportError(toClientError(err)));
       }
     }
     await withRetry(() => this.consumer.api.leaveGroup(this.groupId, this.memberId!), this.consumer.options.retry).catch((e) =>
@@ -106,6 +110,7 @@ export class GroupSession {
       () =>
         this.consumer.api.joinGroup(this.groupId, {
           memberId: this.memberId,
+          clientId: this.consumer.options.clientId,
           topics: this.topics,
           assignor: this.assignor,
           sessionTimeoutMs: this.consumer.options.sessionTimeoutMs,
@@ -125,37 +130,61 @@ export class GroupSession {
       if (this.memberLost) {
         // Our session expired: the partitions already belong to others, so stop without committing.
         this.memberLost = false;
-        await this.revoke(this.owned, false);
+        await this.revoke(this.owned);
         this.memberId = undefined;
       }
-      let reply;
-      try {
-        reply = await this.join();
-      } catch (e) {
-        if (toClientError(e).code !== 'UNKNOWN_MEMBER_ID') throw e;
-        await this.revoke(this.owned, false);
-        this.memberId = undefined;
-        reply = await this.join();
+      // Revoked partitions must be committed under the current generation before we acknowledge;
+      // if the group moves on meanwhile (ILLEGAL_GENERATION), join again and commit under the new one.
+      let uncommitted: TopicPartition[] = [];
+      let assigned: TopicPartition[] = [];
+      for (let attempt = 0; ; attempt++) {
+        const reply = await this.joinOrRejoinAsNew();
+        const next = flatten(reply.assignment);
+        const plan = planRebalance(this.owned, next, this.assignor);
+        await this.consumer.stopPartitions(plan.revoked);
+        uncommitted = [...uncommitted, ...plan.revoked];
+        this.owned = next.filter((tp) => !plan.assigned.some((a) => a.topic === tp.topic && a.partition === tp.partition));
+        assigned = plan.assigned;
+        try {
+          await this.consumer.commitPositions(uncommitted);
+        } catch (e) {
+          const error = toClientError(e);
+          if (error.code === 'ILLEGAL_GENERATION' && attempt < 5) continue;
+          this.consumer.reportError(error);
+        }
+        break;
       }
-      const next = flatten(reply.assignment);
-      const plan = planRebalance(this.owned, next, this.assignor);
-      await this.revoke(plan.revoked, true);
-      this.owned = next;
+      if (uncommitted.length > 0) {
+        this.consumer.forgetPositions(uncommitted);
+        await this.consumer.options.onPartitionsRevoked?.(group(uncommitted));
+      }
+      this.owned = [...this.owned, ...assigned];
       this.rebalancing = false;
       await this.heartbeat.beat(); // acknowledges this generation: releases what we revoked
-      if (plan.assigned.length > 0) {
-        await this.consumer.startPartitions(plan.assigned);
-        await this.consumer.options.onPartitionsAssigned?.(group(plan.assigned));
+      if (assigned.length > 0) {
+        await this.consumer.startPartitions(assigned);
+        await this.consumer.options.onPartitionsAssigned?.(group(assigned));
       }
     } finally {
       this.rebalancing = false;
     }
   }
 
-  private async revoke(tps: readonly TopicPartition[], commit: boolean): Promise<void> {
+  private async joinOrRejoinAsNew() {
+    try {
+      return await this.join();
+    } catch (e) {
+      if (toClientError(e).code !== 'UNKNOWN_MEMBER_ID') throw e;
+      await this.revoke(this.owned);
+      this.memberId = undefined;
+      return this.join();
+    }
+  }
+
+  /** Drops partitions without committing (our membership is gone; a commit would be refused). */
+  private async revoke(tps: readonly TopicPartition[]): Promise<void> {
     if (tps.length === 0) return;
     await this.consumer.stopPartitions(tps);
-    if (commit) await this.consumer.commitPositions(tps).catch((e) => this.consumer.reportError(toClientError(e)));
     this.consumer.forgetPositions(tps);
     this.owned = this.owned.filter((o) => !tps.some((t) => t.topic === o.topic && t.partition === o.partition));
     await this.consumer.options.onPartitionsRevoked?.(group(tps));

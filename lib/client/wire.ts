@@ -147,7 +147,7 @@ export class SluiceApi {
     });
   }
 
-  joinGroup(group: string, body: { memberId?: string; topics: readonly string[]; assignor?: Assignor; sessionTimeoutMs?: number }) {
+  joinGroup(group: string, body: { memberId?: string; clientId?: string; topics: readonly string[]; assignor?: Assignor; sessionTimeoutMs?: number }) {
     return this.call<JoinReply>({ op: 'joinGroup', method: 'POST', path: '/v1/groups/{group}/members', params: { group }, body });
   }
 
@@ -179,5 +179,9 @@ export class SluiceApi {
 
   deleteGroup(group: string) {
     return this.call<void>({ op: 'deleteGroup', method: 'DELETE', path: '/v1/groups/{group}', params: { group } });
+  }
+
+  resetOffsets(group: string, body: { topic: string; partitions?: readonly number[]; to: 'earliest' | 'latest' | { timestamp: number } | { offset: number } }) {
+    return this.call<{ offsets: CommittedOffset[] }>({ op: 'resetOffsets', method: 'POST', path: '/v1/groups/{group}/offsets/reset', params: { group }, body });
   }
 }
