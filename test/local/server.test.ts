@@ -1,0 +1,60 @@
+// The local server over real HTTP: requests become API Gateway events for the Lambda handlers.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer, type LocalServer } from '../../lib/local/server.js';
+import { createTestContext } from '../support/storage.js';
+
+describe('local server', () => {
+  let server: LocalServer;
+  const lines: string[] = [];
+  beforeAll(async () => {
+    server = await startServer({ context: await createTestContext(), log: (l) => lines.push(l) });
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  const request = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${server.url}${path}`, {
+      method,
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    });
+    const text = await res.text();
+    return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
+  };
+
+  it('creates a topic, produces and fetches over HTTP', async () => {
+    expect((await request('POST', '/v1/topics', { name: 'http', partitions: 2 })).status).toBe(201);
+    const produced = await request('POST', '/v1/topics/http/records', {
+      records: [
+        { key: 'ключ', value: 'значение', headers: [{ key: 'h', value: '✓' }] },
+        { partition: 1, key: null, value: null },
+      ],
+    });
+    expect(produced.status).toBe(200);
+    const [first, second] = produced.body.records;
+    const fetched = await request('GET', `/v1/topics/http/partitions/${first.partition}/records?offset=${first.offset}`);
+    expect(fetched.body.records[0]).toMatchObject({ offset: first.offset, key: 'ключ', value: 'значение', headers: [{ key: 'h', value: '✓' }] });
+    const tombstone = await request('GET', `/v1/topics/http/partitions/1/records?offset=${second.offset}&encoding=base64`);
+    expect(tombstone.body.records[0]).toMatchObject({ key: null, value: null });
+    expect((await request('GET', '/v1/topics')).body.topics).toEqual([{ name: 'http', partitions: 2 }]);
+    expect((await request('DELETE', '/v1/topics/http')).status).toBe(204);
+  });
+
+  it('answers routing and framing errors with the contract', async () => {
+    const missing = await request('GET', '/nowhere');
+    expect(missing).toMatchObject({ status: 404, body: { error: { code: 'NOT_FOUND' } } });
+    const wrong = await request('PATCH', '/v1/topics');
+    expect(wrong.status).toBe(405);
+    expect(wrong.headers.get('allow')).toBe('POST, GET');
+    const badJson = await request('POST', '/v1/topics', '{nope');
+    expect(badJson).toMatchObject({ status: 400, body: { error: { code: 'INVALID_REQUEST' } } });
+    const huge = await request('POST', '/v1/topics/x/records', 'x'.repeat(7 * 1024 * 1024));
+    expect(huge).toMatchObject({ status: 413, body: { error: { code: 'MESSAGE_TOO_LARGE' } } });
+  });
+
+  it('logs one JSON line per request', () => {
+    const parsed = lines.map((l) => JSON.parse(l));
+    expect(parsed).toContainEqual(expect.objectContaining({ method: 'POST', path: '/v1/topics', status: 201, ms: expect.any(Number) }));
+  });
+});
