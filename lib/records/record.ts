@@ -117,6 +117,20 @@ function readNullableBytes(buf: Buffer, cursor: ByteCursor, what: string): Buffe
   return buf.subarray(start, end);
 }
 
+/** Header keys are short and nearly always ASCII: decode those without the UTF-8 decoder's call overhead. */
+function readHeaderKey(buf: Buffer, start: number, end: number): string {
+  if (end - start <= 16) {
+    let key = '';
+    for (let i = start; i < end; i++) {
+      const c = buf[i];
+      if (c >= 0x80) return buf.toString('utf8', start, end);
+      key += String.fromCharCode(c);
+    }
+    return key;
+  }
+  return buf.toString('utf8', start, end);
+}
+
 /**
  * Decodes the record at `cursor.position`, never reading past `cursor.end` (the end of the
  * records section). Leaves the cursor after the record.
@@ -155,7 +169,7 @@ export function readRecord(buf: Buffer, cursor: ByteCursor, context: RecordConte
     const keyEnd = keyStart + keyLength;
     if (keyEnd > bodyEnd) throw new CorruptRecordError(`header key at byte ${keyAt} runs past the end of its record`);
     cursor.position = keyEnd;
-    headers[i] = { key: buf.toString('utf8', keyStart, keyEnd), value: readNullableBytes(buf, cursor, 'header value') };
+    headers[i] = { key: readHeaderKey(buf, keyStart, keyEnd), value: readNullableBytes(buf, cursor, 'header value') };
   }
   if (cursor.position !== bodyEnd) {
     throw new CorruptRecordError(
