@@ -105,7 +105,8 @@ async function appendToPartition(
     producerEpoch: producer?.producerEpoch,
     baseSequence: producer?.baseSequence,
   });
-  const minTimestamp = Math.min(...records.map((r) => r.timestamp));
+  let minTimestamp = records[0].timestamp;
+  for (const r of records) if (r.timestamp < minTimestamp) minTimestamp = r.timestamp;
 
   const takeLeadership = async (): Promise<LeaderView> => {
     forgetLeaderView(key);
