@@ -11,6 +11,7 @@ import { createClients, createContext, settingsFromEnv, type ClientOptions } fro
 import { EMULATOR_CREDENTIALS, startEmulators, type Emulators } from './emulators.js';
 import { ensureBucket, ensureTable } from './provision.js';
 import { startServer } from './server.js';
+import { partitionForKey } from '../partitioners/index.js';
 
 async function clientOptions(): Promise<{ options: ClientOptions; emulators?: Emulators; where: string }> {
   const env = process.env;
@@ -46,7 +47,7 @@ async function main(): Promise<void> {
 
   curl -s -X POST ${url}/v1/topics -d '{"name":"orders","partitions":3}'
   curl -s -X POST ${url}/v1/topics/orders/records -d '{"records":[{"key":"k1","value":"hello"}]}'
-  curl -s '${url}/v1/topics/orders/partitions/0/records?offset=0'
+  curl -s '${url}/v1/topics/orders/partitions/${partitionForKey(Buffer.from('k1'), 3)}/records?offset=0'
 `);
 
   let stopping = false;

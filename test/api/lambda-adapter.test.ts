@@ -55,7 +55,7 @@ describe('Lambda adapter', () => {
   });
 
   it('serves exactly the routes the CDK stack sends to each function', () => {
-    for (const fn of ['produce', 'fetch', 'admin'] as const) {
+    for (const fn of ['produce', 'fetch', 'admin', 'groups'] as const) {
       const deployed = SLUICE_ROUTES.filter((r) => r.fn === fn).map((r) => `${r.method} ${r.path}`).sort();
       const served = functionOperations[fn].map((o) => `${o.method} ${o.path}`).sort();
       expect(served).toEqual(deployed);
