@@ -1,6 +1,9 @@
-// The HTTP routes of ../shared/api.md and the function that serves each one. This table is the
-// single source for the API Gateway routes and for the execute-api grants, so a path added here
-// is routed, IAM-authorized and covered by `grant*()` at once.
+// The HTTP routes the API Gateway serves, derived from lib/api/operations.ts — the same registry
+// the Lambda entry points and the local server use — so a route exists in the cloud exactly when
+// it exists locally, goes to the function whose handler serves it, and is IAM-authorized and
+// covered by `grant*()` at once.
+import { functionOperations } from '../lib/api/operations.js';
+import type { Operation } from '../lib/api/operation.js';
 
 /** One Lambda function per concern; the name is also the handler file `lambdas/<name>.ts`. */
 export type SluiceFunctionName = 'produce' | 'fetch' | 'admin' | 'groups' | 'retention';
@@ -8,39 +11,35 @@ export type SluiceFunctionName = 'produce' | 'fetch' | 'admin' | 'groups' | 'ret
 export const SLUICE_FUNCTION_NAMES: readonly SluiceFunctionName[] = ['produce', 'fetch', 'admin', 'groups', 'retention'];
 
 export interface SluiceRoute {
-  readonly method: 'GET' | 'POST' | 'DELETE';
+  readonly method: Operation['method'];
   /** API Gateway route path, `{param}` segments as in api.md. */
   readonly path: string;
-  readonly fn: Exclude<SluiceFunctionName, 'retention'>;
+  readonly fn: SluiceFunctionName;
 }
 
-export const SLUICE_ROUTES: readonly SluiceRoute[] = [
-  { method: 'POST', path: '/v1/topics', fn: 'admin' },
-  { method: 'GET', path: '/v1/topics', fn: 'admin' },
-  { method: 'GET', path: '/v1/topics/{topic}', fn: 'admin' },
-  { method: 'DELETE', path: '/v1/topics/{topic}', fn: 'admin' },
-  { method: 'POST', path: '/v1/topics/{topic}/partitions', fn: 'admin' },
+function isFunctionName(name: string): name is SluiceFunctionName {
+  return (SLUICE_FUNCTION_NAMES as readonly string[]).includes(name);
+}
 
-  { method: 'POST', path: '/v1/topics/{topic}/records', fn: 'produce' },
-  { method: 'POST', path: '/v1/producers', fn: 'produce' },
+export function routesOf(registry: Readonly<Record<string, readonly Operation[]>>): SluiceRoute[] {
+  const routes = new Map<string, SluiceRoute>();
+  for (const [fn, operations] of Object.entries(registry)) {
+    if (!isFunctionName(fn)) throw new Error(`operations registry names function '${fn}', which the stack does not deploy`);
+    for (const op of operations) {
+      const key = `${op.method} ${op.path}`;
+      const existing = routes.get(key);
+      if (existing && existing.fn !== fn) throw new Error(`route ${key} is served by both '${existing.fn}' and '${fn}'`);
+      routes.set(key, { method: op.method, path: op.path, fn });
+    }
+  }
+  return [...routes.values()];
+}
 
-  { method: 'GET', path: '/v1/topics/{topic}/partitions/{partition}/records', fn: 'fetch' },
-  { method: 'GET', path: '/v1/topics/{topic}/partitions/{partition}/offsets', fn: 'fetch' },
-
-  { method: 'GET', path: '/v1/groups', fn: 'groups' },
-  { method: 'GET', path: '/v1/groups/{group}', fn: 'groups' },
-  { method: 'DELETE', path: '/v1/groups/{group}', fn: 'groups' },
-  { method: 'POST', path: '/v1/groups/{group}/members', fn: 'groups' },
-  { method: 'POST', path: '/v1/groups/{group}/members/{memberId}/heartbeat', fn: 'groups' },
-  { method: 'DELETE', path: '/v1/groups/{group}/members/{memberId}', fn: 'groups' },
-  { method: 'POST', path: '/v1/groups/{group}/offsets', fn: 'groups' },
-  { method: 'GET', path: '/v1/groups/{group}/offsets', fn: 'groups' },
-  { method: 'POST', path: '/v1/groups/{group}/offsets/reset', fn: 'groups' },
-];
+export const SLUICE_ROUTES: readonly SluiceRoute[] = routesOf(functionOperations);
 
 /** Which functions each `grant*()` opens: a producer, a consumer (fetch + its group), an administrator. */
 export const GRANT_SCOPES = {
   produce: ['produce'],
   consume: ['fetch', 'groups'],
   admin: ['admin'],
-} as const satisfies Record<string, readonly SluiceRoute['fn'][]>;
+} as const satisfies Record<string, readonly SluiceFunctionName[]>;

@@ -10,10 +10,11 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { RemovalPolicy } from 'aws-cdk-lib';
 import { Construct } from 'constructs';
-import { SLUICE_ROUTES, type SluiceRoute } from './routes.js';
+import type { SluiceRoute } from './routes.js';
 
 export interface SluiceHttpApiProps {
   readonly functions: Readonly<Record<SluiceRoute['fn'], lambda.IFunction>>;
+  readonly routes: readonly SluiceRoute[];
   readonly apiName: string;
   readonly logRetention: logs.RetentionDays;
   readonly logRemovalPolicy: RemovalPolicy;
@@ -59,7 +60,7 @@ export class SluiceHttpApi extends Construct {
     });
 
     const integrations = new Map<SluiceRoute['fn'], HttpLambdaIntegration>();
-    for (const route of SLUICE_ROUTES) {
+    for (const route of props.routes) {
       let integration = integrations.get(route.fn);
       if (!integration) {
         integration = new HttpLambdaIntegration(`${route.fn}-integration`, props.functions[route.fn]);

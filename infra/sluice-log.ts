@@ -144,6 +144,7 @@ export class SluiceLog extends Construct {
 
     this.api = new SluiceHttpApi(this, 'Http', {
       functions: this.functions,
+      routes: SLUICE_ROUTES,
       apiName: `${namePrefix}-api`,
       logRetention,
       logRemovalPolicy: RemovalPolicy.RETAIN,
@@ -188,7 +189,8 @@ export class SluiceLog extends Construct {
     const invoke = iam.Grant.addToPrincipal({
       grantee,
       actions: ['lambda:InvokeFunction'],
-      resourceArns: fns.flatMap((fn) => [this.functions[fn].functionArn, `${this.functions[fn].functionArn}:*`]),
+      // Unqualified ARNs: Sluice publishes no versions or aliases.
+      resourceArns: fns.map((fn) => this.functions[fn].functionArn),
     });
     return this.api.grantInvokeRoutes(grantee, routes).combine(invoke);
   }

@@ -1,26 +1,22 @@
 // Shared helpers for the infra tests: synthesize a SluiceStack once per file without running
 // esbuild (the bundle-size test bundles for real), and resolve template cross-references.
-import { App, Aspects } from 'aws-cdk-lib';
+import { App, Aspects, type Stack } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { SluiceStack, type SluiceStackProps } from '../../infra/sluice-stack.js';
 
 export interface Synthesized {
-  readonly stack: SluiceStack;
+  readonly stack: Stack;
   readonly template: Template;
   /** Unsuppressed cdk-nag AwsSolutions errors, as `rule: path` strings. */
   readonly nagErrors: string[];
 }
 
-export function synthesize(
-  props: SluiceStackProps = {},
-  extend?: (stack: SluiceStack) => void,
-): Synthesized {
+/** Builds one stack in a fresh app, applies cdk-nag, and synthesizes it. */
+export function synthesize(build: (app: App) => Stack): Synthesized {
   // An empty bundling-stacks list makes NodejsFunction skip esbuild: the template is identical
   // apart from the asset hash, and synth stays fast.
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-  const stack = new SluiceStack(app, 'SluiceTest', props);
-  extend?.(stack);
+  const stack = build(app);
   Aspects.of(app).add(new AwsSolutionsChecks({ verbose: true }));
   const template = Template.fromStack(stack);
   const nagErrors = Annotations.fromStack(stack)
