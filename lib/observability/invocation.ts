@@ -11,7 +11,14 @@ export interface Observers {
   readonly metrics: SluiceMetrics;
 }
 
-export async function observeInvocation<T extends { readonly status: number }>(
+/** A direct-invoke reply carries `status`, an API Gateway v2 result `statusCode`. */
+type Reply = { readonly status: number } | { readonly statusCode?: number };
+
+function statusOf(reply: Reply): number {
+  return 'status' in reply ? reply.status : (reply.statusCode ?? 200);
+}
+
+export async function observeInvocation<T extends Reply>(
   operation: string,
   lambdaContext: Context | undefined,
   run: () => Promise<T>,
@@ -26,11 +33,12 @@ export async function observeInvocation<T extends { readonly status: number }>(
   try {
     const result = await run();
     const durationMs = Math.round(performance.now() - started);
-    if (result.status >= 500) {
+    const status = statusOf(result);
+    if (status >= 500) {
       metrics.serverError();
-      logger.error('operation failed', { operation, status: result.status, durationMs });
+      logger.error('operation failed', { operation, status, durationMs });
     } else {
-      logger.info('operation', { operation, status: result.status, durationMs });
+      logger.info('operation', { operation, status, durationMs });
     }
     return result;
   } catch (error) {

@@ -71,9 +71,12 @@ describe('observeInvocation', () => {
       return { status: 500 };
     }, { logger, metrics });
     expect(result.status).toBe(500);
-    expect(published).toHaveLength(1);
+    // An API Gateway v2 result reports its status as statusCode.
+    await observeInvocation('fetch', undefined, async () => ({ statusCode: 503 }), { logger, metrics });
+    expect(published).toHaveLength(2);
     expect(published[0].ServerErrors).toBe(1);
     expect(published[0].RecordsIn).toBe(1);
+    expect(published[1].ServerErrors).toBe(1);
   });
 
   it('rethrows a failure after counting it and flushing', async () => {
