@@ -56,6 +56,13 @@ export interface AppendOptions {
 
 /** How many times one append re-sends an unresolved commit before giving up (retriably). */
 const COMMIT_ATTEMPTS = 3;
+/**
+ * Kafka's producer.id.expiration.ms default: a producer silent this long loses its sequence entry,
+ * which keeps the STATE item (400 KB at most) from growing with every producer ever seen.
+ */
+export const PRODUCER_ID_EXPIRATION_MS = 86_400_000;
+/** Expired entries removed per commit, so one commit stays small. */
+const EXPIRED_PRODUCERS_PER_COMMIT = 16;
 /** Bound on protocol rounds (leadership changes, refreshed views) within one append. */
 const MAX_ROUNDS = 20;
 
@@ -237,6 +244,11 @@ async function commit(
   objectKey: string,
   producer: { producerId?: number; expected?: ProducerBatchState; next?: ProducerBatchState },
 ): Promise<CommitOutcome> {
+  const horizon = ctx.now() - PRODUCER_ID_EXPIRATION_MS;
+  const expiredProducerIds = Object.entries(leader.producers)
+    .filter(([id, entry]) => entry.lastUpdated < horizon && id !== String(producer.producerId))
+    .slice(0, EXPIRED_PRODUCERS_PER_COMMIT)
+    .map(([id]) => id);
   let lastError: unknown;
   for (let attempt = 0; attempt < COMMIT_ATTEMPTS; attempt++) {
     const expiresAt = ctx.now() + ctx.leaseMs;
@@ -253,10 +265,11 @@ async function commit(
           producer.next && producer.producerId !== undefined
             ? { producerId: producer.producerId, expected: producer.expected, next: producer.next }
             : undefined,
+        expiredProducerIds,
       });
-      const producers = producer.next
-        ? { ...leader.producers, [String(producer.producerId)]: producer.next }
-        : leader.producers;
+      const producers: Record<string, ProducerBatchState> = { ...leader.producers };
+      for (const id of expiredProducerIds) delete producers[id];
+      if (producer.next) producers[String(producer.producerId)] = producer.next;
       return { kind: 'committed', view: { epoch: leader.epoch, nextOffset: baseOffset + count, expiresAt, producers } };
     } catch (e) {
       lastError = e;

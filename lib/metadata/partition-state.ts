@@ -50,6 +50,8 @@ export interface CommitAppendRequest {
     readonly expected: ProducerBatchState | undefined;
     readonly next: ProducerBatchState;
   };
+  /** Producer ids whose entries expired (Kafka's producer.id.expiration.ms): removed by this commit. */
+  readonly expiredProducerIds?: readonly string[];
 }
 
 /**
@@ -95,12 +97,19 @@ export async function commitAppend(ctx: SluiceContext, req: CommitAppendRequest)
       condition += ' AND attribute_not_exists(#producers.#pid)';
     }
   }
+  let remove = '';
+  const expired = (req.expiredProducerIds ?? []).filter((id) => id !== names['#pid']);
+  if (expired.length > 0) {
+    names['#producers'] = 'producers';
+    expired.forEach((id, i) => (names[`#x${i}`] = id));
+    remove = ` REMOVE ${expired.map((_, i) => `#producers.#x${i}`).join(', ')}`;
+  }
   await ctx.ddb.send(
     new UpdateCommand({
       TableName: ctx.table,
       Key: stateKey(req.topic, req.partition),
       ConditionExpression: condition,
-      UpdateExpression: `${set} ADD #bytes :bytes, #segments :one`,
+      UpdateExpression: `${set} ADD #bytes :bytes, #segments :one${remove}`,
       ExpressionAttributeNames: names,
       ExpressionAttributeValues: values,
     }),

@@ -1,6 +1,6 @@
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
-import { appendToPartitions, type PartitionAppend } from '../../lib/log/append.js';
+import { PRODUCER_ID_EXPIRATION_MS, appendToPartitions, type PartitionAppend } from '../../lib/log/append.js';
 import { readRecords } from '../../lib/log/read.js';
 import { getPartitionState } from '../../lib/metadata/partition-state.js';
 import { allocateProducerId } from '../../lib/metadata/producer-ids.js';
@@ -83,6 +83,23 @@ describe('idempotent producer', () => {
     expect(await appendToPartitions(ctx, 't', [batch])).toEqual([{ partition: 0, baseOffset: 0, count: 3, duplicate: true }]);
     const read = await readRecords(ctx, 't', 0, { offset: 0, maxBytes: 1 << 20 });
     expect(read.records.map((r) => r.value!.toString())).toEqual(['a0', 'a1', 'a2']);
+  });
+
+  it('drops a producer entry silent for producer.id.expiration.ms, keeping STATE small', async () => {
+    const base = await createTestContext();
+    const clock = { now: 1_000_000_000 };
+    const ctx = { ...base, now: () => clock.now };
+    const p1 = await allocateProducerId(ctx);
+    const p2 = await allocateProducerId(ctx);
+    const append = (p: { producerId: number }, baseSequence: number) =>
+      appendToPartitions(ctx, 't', [{ partition: 0, records: records('x', 1), producer: { ...p, producerEpoch: 0, baseSequence } }]);
+    await append(p1, 0);
+    clock.now += PRODUCER_ID_EXPIRATION_MS - 1;
+    await append(p2, 0);
+    expect(Object.keys((await getPartitionState(ctx, 't', 0)).producers!).sort()).toEqual([String(p1.producerId), String(p2.producerId)].sort());
+    clock.now += 2;
+    await append(p2, 1);
+    expect(Object.keys((await getPartitionState(ctx, 't', 0)).producers!)).toEqual([String(p2.producerId)]);
   });
 
   it('keeps the batch header fields Kafka consumers check: producer id, epoch, base sequence and leader epoch', async () => {
