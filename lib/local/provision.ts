@@ -17,7 +17,9 @@ export async function ensureBucket(s3: S3Client, bucket: string): Promise<void> 
   }
 }
 
-export async function ensureTable(ddb: DynamoDBDocumentClient | DynamoDBClient, table: string): Promise<void> {
+export async function ensureTable(client: DynamoDBDocumentClient | DynamoDBClient, table: string): Promise<void> {
+  // The document client wraps a DynamoDBClient; table control-plane commands pass through unchanged.
+  const ddb = client as DynamoDBClient;
   try {
     const d = await ddb.send(new DescribeTableCommand({ TableName: table }));
     if (d.Table?.TableStatus === 'ACTIVE') return;
