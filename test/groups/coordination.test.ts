@@ -33,6 +33,25 @@ describe('group coordination', () => {
     });
   }
 
+  it('loses no member and forks no generation when joins and leaves race', async () => {
+    const base = await createTestContext();
+    await ok(base, 'POST', '/v1/topics', { name: 'racy', partitions: 8 });
+    const ctxs = () => createContext(emulatorClients(), { table: base.table, bucket: base.bucket });
+    const first = await Promise.all(Array.from({ length: 8 }, (_, i) => join(ctxs(), 'race', `old${i}`, ['racy'])));
+    const leaving = first.slice(0, 4);
+    const [, joined] = await Promise.all([
+      Promise.all(leaving.map((c) => ok(ctxs(), 'DELETE', `/v1/groups/race/members/${c.memberId}`))),
+      Promise.all(Array.from({ length: 4 }, (_, i) => join(ctxs(), 'race', `new${i}`, ['racy']))),
+    ]);
+    const described = await ok(base, 'GET', '/v1/groups/race');
+    const expected = [...first.slice(4), ...joined].map((c) => c.memberId).sort();
+    expect(described.members.map((m: any) => m.memberId)).toEqual(expected);
+    expect(described.generation).toBe(16); // 8 joins, then 4 leaves and 4 joins: one generation each
+    const survivors = [...first.slice(4), ...joined];
+    await settle(survivors);
+    expect(partitionsOf(survivors)).toEqual(Array.from({ length: 8 }, (_, p) => `racy-${p}`).sort());
+  });
+
   it('expires a member that stops heartbeating and reassigns its partitions', async () => {
     const base = await createTestContext();
     let clock = Date.now();

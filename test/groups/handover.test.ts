@@ -44,7 +44,7 @@ class Simulation {
 
   constructor(readonly assignor: AssignorName) {}
 
-  private apply<T>(decision: GroupDecision<T>): T | undefined {
+  apply<T>(decision: GroupDecision<T>): T | undefined {
     if (decision.next) this.state = { ...decision.next, version: (this.state?.version ?? 0) + 1 };
     return decision.error ? undefined : decision.result;
   }
