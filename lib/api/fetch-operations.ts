@@ -8,23 +8,24 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import type { SluiceContext } from '../context.js';
 import { listOffsets } from '../log/list-offsets.js';
-import { readRecords } from '../log/read.js';
+import { readRecords, type ReadResult } from '../log/read.js';
 import { getPartitionState } from '../metadata/partition-state.js';
 import { getTopicCached, validateTopicName } from '../metadata/topics.js';
 import { encodeBytes } from './encoding.js';
 import type { Operation } from './operation.js';
-import { encoding, intParam, parseInput, topicName } from './validation.js';
+import { type Encoding, encoding, intParam, parseInput, topicName } from './validation.js';
 
 export const DEFAULT_FETCH_MAX_BYTES = 1_048_576;
 /** Largest accepted maxBytes: Kafka's fetch.max.bytes default. */
 export const MAX_FETCH_MAX_BYTES = 52_428_800;
 /**
- * Bytes actually read per fetch, whatever maxBytes asks: a Lambda response is at most 6 MB, and
- * record bytes grow by up to 4/3 in base64 plus JSON framing. Like Kafka's, the limit is soft (the
- * first batch is returned whole), and a consumer simply fetches again from nextOffset.
+ * Bytes read from the log per fetch, whatever maxBytes asks: about what one response can carry
+ * (records grow by 4/3 in base64, more with JSON framing), so a fetch never reads what it must drop.
  */
 export const MAX_READ_BYTES_PER_FETCH = 3 * 1024 * 1024;
 export const LONG_POLL_INTERVAL_MS = 75;
+/** JSON bytes of records per fetch response, under Lambda's 6 MB response limit with room to spare. */
+export const RESPONSE_BUDGET_BYTES = 5 * 1024 * 1024;
 
 const partitionParam = intParam(0, 2_147_483_647);
 
@@ -65,21 +66,38 @@ async function fetchRecords(ctx: SluiceContext, raw: Record<string, unknown>) {
     if (moved) result = await read();
   }
 
-  return {
+  return toResponse(result, input.offset, input.encoding);
+}
+
+/**
+ * Encodes the records for the response, stopping (after at least one record) once the JSON would
+ * pass RESPONSE_BUDGET_BYTES: tiny records expand roughly tenfold from RecordBatch bytes to JSON,
+ * and a Lambda response is at most 6 MB (max.message.bytes is capped so one record always fits).
+ * A cut inside a batch is safe: the consumer continues from `nextOffset`, and the read path drops
+ * a batch's records below the offset asked for.
+ */
+function toResponse(result: ReadResult, offset: number, encoding: Encoding) {
+  const records = [];
+  let budget = RESPONSE_BUDGET_BYTES;
+  let nextOffset = result.nextOffset;
+  for (const r of result.records) {
     // A batch may start before the requested offset; Kafka clients skip those records, so do we.
-    records: result.records
-      .filter((r) => r.offset >= input.offset)
-      .map((r) => ({
-        offset: r.offset,
-        timestamp: r.timestamp,
-        key: encodeBytes(r.key, input.encoding),
-        value: encodeBytes(r.value, input.encoding),
-        headers: r.headers.map((h) => ({ key: h.key, value: encodeBytes(h.value, input.encoding) })),
-      })),
-    nextOffset: result.nextOffset,
-    highWatermark: result.highWatermark,
-    logStartOffset: result.logStartOffset,
-  };
+    if (r.offset < offset) continue;
+    const record = {
+      offset: r.offset,
+      timestamp: r.timestamp,
+      key: encodeBytes(r.key, encoding),
+      value: encodeBytes(r.value, encoding),
+      headers: r.headers.map((h) => ({ key: h.key, value: encodeBytes(h.value, encoding) })),
+    };
+    budget -= Buffer.byteLength(JSON.stringify(record)) + 1;
+    if (budget < 0 && records.length > 0) {
+      nextOffset = r.offset;
+      break;
+    }
+    records.push(record);
+  }
+  return { records, nextOffset, highWatermark: result.highWatermark, logStartOffset: result.logStartOffset };
 }
 
 export const fetchOperation: Operation = {

@@ -17,6 +17,12 @@ import { SluiceError, isSluiceError } from './errors.js';
 import type { Operation } from './operation.js';
 import { encoding, intField, parseInput, topicName } from './validation.js';
 
+/**
+ * Records per produce request. The response lists every record's offset, and it must fit a 6 MB
+ * Lambda response (~45 bytes per record at worst).
+ */
+export const MAX_RECORDS_PER_REQUEST = 100_000;
+
 const headerSchema = z.strictObject({ key: z.string(), value: z.string().nullable() });
 
 const recordSchema = z.strictObject({
@@ -31,7 +37,10 @@ const recordSchema = z.strictObject({
 export const produceSchema = z
   .strictObject({
     topic: topicName,
-    records: z.array(recordSchema).min(1, 'at least one record is required'),
+    records: z
+      .array(recordSchema)
+      .min(1, 'at least one record is required')
+      .max(MAX_RECORDS_PER_REQUEST, `at most ${MAX_RECORDS_PER_REQUEST} records per request`),
     encoding: encoding.default('utf8'),
     producerId: intField(0).optional(),
     producerEpoch: intField(0, 32_767).optional(),

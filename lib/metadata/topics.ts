@@ -40,6 +40,8 @@ export const DEFAULT_TOPIC_CONFIG: TopicConfig = {
 /** Documented limits. */
 export const MAX_PARTITIONS = 1000;
 export const MAX_TOPIC_NAME_LENGTH = 249;
+/** Largest max.message.bytes: a record this size still fits a 6 MB Lambda response in base64. */
+export const MAX_MESSAGE_BYTES_LIMIT = 4 * 1024 * 1024;
 
 export interface TopicMetadata {
   readonly name: string;
@@ -54,7 +56,8 @@ const NUMERIC_BOUNDS: Record<Exclude<keyof TopicConfig, 'cleanup.policy'>, [numb
   'retention.bytes': [-1, Number.MAX_SAFE_INTEGER],
   'segment.bytes': [14, 2_147_483_647],
   'segment.ms': [1, Number.MAX_SAFE_INTEGER],
-  'max.message.bytes': [0, 2_147_483_647],
+  // One record must fit a request body and a fetch response: Lambda payloads are at most 6 MB.
+  'max.message.bytes': [0, MAX_MESSAGE_BYTES_LIMIT],
   'index.interval.bytes': [0, 2_147_483_647],
 };
 

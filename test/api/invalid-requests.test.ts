@@ -62,6 +62,7 @@ const cases: Case[] = [
   { name: 'config: non-numeric value', method: 'POST', path: topics, body: { name: 'x', partitions: 1, config: { 'retention.ms': 'soon' } }, status: 400, code: 'INVALID_CONFIG', mentions: 'retention.ms' },
   { name: 'config: negative value', method: 'POST', path: topics, body: { name: 'x', partitions: 1, config: { 'retention.ms': -5 } }, status: 400, code: 'INVALID_CONFIG', mentions: 'retention.ms' },
   { name: 'config: boolean value', method: 'POST', path: topics, body: { name: 'x', partitions: 1, config: { 'max.message.bytes': true } }, status: 400, code: 'INVALID_REQUEST', mentions: 'config.max.message.bytes' },
+  { name: 'config: max.message.bytes over 4 MiB', method: 'POST', path: topics, body: { name: 'x', partitions: 1, config: { 'max.message.bytes': 5_000_000 } }, status: 400, code: 'INVALID_CONFIG', mentions: 'max.message.bytes' },
   { name: 'config: array', method: 'POST', path: topics, body: { name: 'x', partitions: 1, config: [] }, status: 400, code: 'INVALID_REQUEST', mentions: 'config' },
 
   // Partitions, describe, delete
@@ -78,6 +79,7 @@ const cases: Case[] = [
   // Produce
   { name: 'produce: missing records', method: 'POST', path: records, body: {}, status: 400, code: 'INVALID_REQUEST', mentions: "'records' is required" },
   { name: 'produce: no records', method: 'POST', path: records, body: { records: [] }, status: 400, code: 'INVALID_REQUEST', mentions: 'records' },
+  { name: 'produce: over 100000 records', method: 'POST', path: records, body: { records: Array.from({ length: 100_001 }, () => ({ value: '' })) }, status: 400, code: 'INVALID_REQUEST', mentions: '100000' },
   { name: 'produce: records not an array', method: 'POST', path: records, body: { records: 'x' }, status: 400, code: 'INVALID_REQUEST', mentions: 'records' },
   { name: 'produce: missing value', method: 'POST', path: records, body: { records: [{ key: 'k' }] }, status: 400, code: 'INVALID_REQUEST', mentions: "'records[0].value' is required" },
   { name: 'produce: numeric value', method: 'POST', path: records, body: { records: [{ value: 'ok' }, { value: 5 }] }, status: 400, code: 'INVALID_REQUEST', mentions: 'records[1].value' },

@@ -1,6 +1,7 @@
 import { Partitioners } from 'kafkajs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { SluiceContext } from '../../lib/context.js';
+import { handleHttp } from '../../lib/api/router.js';
 import { createTestContext } from '../support/storage.js';
 import { call } from './call.js';
 
@@ -159,5 +160,25 @@ describe('produce and fetch', () => {
     expect((await at('earliest')).offset).toBe(0);
     expect((await at('latest')).offset).toBe(3);
     expect((await at('15')).offset).toBe(1);
+  });
+
+  it('cuts a fetch of one huge batch of tiny records to fit a Lambda response; the rest follows from nextOffset', async () => {
+    await call(ctx, 'POST', '/v1/topics', { name: 'tiny', partitions: 1 });
+    const count = 100_000;
+    const produced = await call(ctx, 'POST', '/v1/topics/tiny/records', { records: Array.from({ length: count }, (_, i) => ({ value: String(i % 10) })) });
+    expect(produced.body.offsets).toEqual([{ partition: 0, baseOffset: 0, count }]);
+    let offset = 0;
+    let responses = 0;
+    while (offset < count) {
+      const res = await handleHttp(ctx, { method: 'GET', path: '/v1/topics/tiny/partitions/0/records', query: { offset: String(offset), maxBytes: '52428800' } });
+      expect(Buffer.byteLength(res.body)).toBeLessThan(6 * 1024 * 1024);
+      const body = JSON.parse(res.body);
+      expect(body.records[0].offset).toBe(offset);
+      expect(body.records.at(-1).offset).toBe(body.nextOffset - 1);
+      expect(body.records.every((r: { offset: number; value: string }) => r.value === String(r.offset % 10))).toBe(true);
+      offset = body.nextOffset;
+      responses++;
+    }
+    expect(responses).toBeGreaterThan(1);
   });
 });
