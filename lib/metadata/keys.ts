@@ -5,8 +5,10 @@
 //   PART#<topic>#<partition>        STATE               partition state: nextOffset, logStartOffset,
 //                                                       lease owner/epoch/expiresAt, producer sequences
 //   PART#<topic>#<partition>        SEG#<base, 20 dig>  segment manifest item: object key + byte range
-//   GROUP#<group>                   META                group: generation, assignor, state, members' assignments
-//   GROUP#<group>                   MEMBER#<memberId>   member: subscriptions, lastHeartbeat, sessionTimeoutMs
+//   GROUP#<group>                   META                group: version, generation, assignor, members map
+//                                                       (subscriptions, session expiry), assignment, pending
+//                                                       handovers — one item, so one conditional write per
+//                                                       change (lib/groups/group-state.ts)
 //   GROUP#<group>                   OFFSET#<topic>#<p>  committed offset + metadata
 //   PRODUCER                        NEXT                producer id allocator
 //
