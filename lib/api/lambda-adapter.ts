@@ -2,11 +2,14 @@
 // event is served through handleHttp; any event with an `op` is a direct invoke served through
 // handleInvoke and answered with `{status, body}`. The SluiceContext (SDK clients, settings and
 // the lease owner id) is built lazily once per process, so a cold start is a new lease owner.
-import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+// Every invocation is wrapped by observeInvocation: one structured log line per operation, the
+// cold-start and server-error metrics, the EMF flush.
+import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { createClients, createContext, type SluiceContext } from '../context.js';
 import { SluiceError } from './errors.js';
 import type { Operation } from './operation.js';
-import { handleHttp, handleInvoke, type InvokeResponse } from './router.js';
+import { observeInvocation } from '../observability/invocation.js';
+import { handleHttp, handleInvoke, resolveRoute, type InvokeResponse } from './router.js';
 
 export interface LambdaHandlerOptions {
   /** Supplies the context (the local server injects its own); @default built from the environment */
@@ -16,9 +19,9 @@ export interface LambdaHandlerOptions {
 export type DirectInvokeEvent = { readonly op: string } & Readonly<Record<string, unknown>>;
 
 export type SluiceLambdaHandler = {
-  (event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2>;
-  (event: DirectInvokeEvent): Promise<InvokeResponse>;
-  (event: unknown): Promise<APIGatewayProxyResultV2 | InvokeResponse>;
+  (event: APIGatewayProxyEventV2, context?: Context): Promise<APIGatewayProxyStructuredResultV2>;
+  (event: DirectInvokeEvent, context?: Context): Promise<InvokeResponse>;
+  (event: unknown, context?: Context): Promise<APIGatewayProxyResultV2 | InvokeResponse>;
 };
 
 function isHttpEvent(event: unknown): event is APIGatewayProxyEventV2 {
@@ -39,7 +42,7 @@ function contextFromEnvironment(): SluiceContext {
 
 export function createLambdaHandler(operations: readonly Operation[], options: LambdaHandlerOptions = {}): SluiceLambdaHandler {
   const getContext = options.context ?? contextFromEnvironment;
-  const handler = async (event: unknown): Promise<APIGatewayProxyStructuredResultV2 | InvokeResponse> => {
+  const serve = async (event: unknown): Promise<APIGatewayProxyStructuredResultV2 | InvokeResponse> => {
     if (isHttpEvent(event)) {
       const query: Record<string, string> = {};
       // First value wins for a repeated parameter; raw string, so values are decoded exactly once.
@@ -60,5 +63,18 @@ export function createLambdaHandler(operations: readonly Operation[], options: L
     );
     return { status: error.status, body: error.toBody() };
   };
+  const operationName = (event: unknown): string => {
+    if (isInvokeEvent(event)) return event.op;
+    if (isHttpEvent(event)) {
+      try {
+        return resolveRoute(operations, event.requestContext.http.method, event.rawPath).operation.name;
+      } catch {
+        return 'unrouted';
+      }
+    }
+    return 'unrecognised';
+  };
+  const handler = (event: unknown, lambdaContext?: Context) =>
+    observeInvocation(operationName(event), lambdaContext, () => serve(event));
   return handler as SluiceLambdaHandler;
 }
