@@ -21,7 +21,7 @@ import { DEFAULT_MEMORY_MB, SluiceFunctions } from './sluice-functions.js';
 import { SluiceHttpApi } from './sluice-http-api.js';
 import { SluiceMonitoring } from './sluice-monitoring.js';
 import { addSluiceNagSuppressions } from './nag-suppressions.js';
-import { GRANT_SCOPES, SLUICE_ROUTES, type SluiceFunctionName, type SluiceRoute } from './routes.js';
+import { GRANT_SCOPES, RETENTION_SCHEDULE_OP, SLUICE_ROUTES, type SluiceFunctionName, type SluiceRoute } from './routes.js';
 
 export interface SluiceLogProps {
   /**
@@ -150,12 +150,18 @@ export class SluiceLog extends Construct {
       logRemovalPolicy: RemovalPolicy.RETAIN,
     });
 
-    // The scheduled event is EventBridge's own "Scheduled Event" payload; the retention handler
-    // treats any invocation as "run one retention pass over all topics".
+    // Retention served through the operation registry needs an `{op}` event; a bespoke handler
+    // gets EventBridge's own "Scheduled Event" (see scheduledRetentionOp).
     this.retentionRule = new events.Rule(this, 'RetentionSchedule', {
       description: 'Runs Sluice retention: deletes segments past retention.ms / retention.bytes',
       schedule: props.retentionSchedule ?? events.Schedule.rate(Duration.minutes(5)),
-      targets: [new targets.LambdaFunction(this.functions.retention, { retryAttempts: 2, maxEventAge: Duration.minutes(5) })],
+      targets: [
+        new targets.LambdaFunction(this.functions.retention, {
+          event: RETENTION_SCHEDULE_OP ? events.RuleTargetInput.fromObject({ op: RETENTION_SCHEDULE_OP }) : undefined,
+          retryAttempts: 2,
+          maxEventAge: Duration.minutes(5),
+        }),
+      ],
     });
 
     this.monitoring = new SluiceMonitoring(this, 'Monitoring', {

@@ -2,7 +2,7 @@
 // data-store hardening, per-function least privilege, runtimes, outputs, and cdk-nag.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
-import { SLUICE_FUNCTION_NAMES } from '../../infra/routes.js';
+import { RETENTION_SCHEDULE_OP, SLUICE_FUNCTION_NAMES } from '../../infra/routes.js';
 import { SluiceStack } from '../../infra/sluice-stack.js';
 import { functionIds, roleActions, roleOfFunction, synthesize } from './synth.js';
 
@@ -61,7 +61,12 @@ describe('SluiceLog (default props)', () => {
     template.hasResourceProperties('AWS::Events::Rule', {
       ScheduleExpression: 'rate(5 minutes)',
       State: 'ENABLED',
-      Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [fnIds.retention, 'Arn'] } })],
+      Targets: [
+        Match.objectLike({
+          Arn: { 'Fn::GetAtt': [fnIds.retention, 'Arn'] },
+          Input: RETENTION_SCHEDULE_OP ? JSON.stringify({ op: RETENTION_SCHEDULE_OP }) : Match.absent(),
+        }),
+      ],
     });
   });
 
