@@ -32,4 +32,8 @@ export async function main(argv: readonly string[] = process.argv): Promise<numb
   }
 }
 
-process.exit(await main());
+const code = await main();
+// Exit explicitly (idle keep-alive sockets must not hold the process), but only once stdout and
+// stderr have drained: a pipe to another process is asynchronous and would be cut short.
+await Promise.all([process.stdout, process.stderr].map((s) => new Promise<void>((resolve) => s.write('', () => resolve()))));
+process.exit(code);
