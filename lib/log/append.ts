@@ -1,22 +1,28 @@
-// Appending a RecordBatch to a partition: the append protocol of design.md.
+// Appending a produce request to its partitions: the append protocol of design.md, for all the
+// request's partitions at once, with ONE data object (produce-object.ts) per round.
 //
-//   cold:  acquire the lease (lease.ts): one conditional UpdateItem, new epoch, returns STATE
-//   warm:  1. in parallel: PUT <base>-<id>.log (+ .index)  ∥  put SEG#<base> (absent or epoch <= mine)
-//          2. commit: update STATE if epoch = mine AND nextOffset = base AND owner = me
-//             (AND the producer's entry is as validated), SET nextOffset = base + count, renew lease
+//   cold:  acquire each missing lease (lease.ts), in parallel: one conditional UpdateItem each
+//   warm:  1. in parallel: PUT the produce object  ∥  put SEG#<base> of every partition
+//             (each conditional: absent or written by an epoch <= mine)
+//          2. in parallel, one commit per partition: update its STATE if epoch = mine AND
+//             nextOffset = base AND owner = me (AND the producer's entry is as validated),
+//             SET nextOffset = base + count, renew the lease
 //
-// The produce is acknowledged only after step 2 succeeds. A commit whose outcome is unknown
-// (timeout, network error, throttling, 5xx) or that was refused is resolved by a strongly
-// consistent read of STATE before anything else: nextOffset past base under my epoch means it
-// committed. An unresolved commit is retried with the SAME batch at the SAME base; if it stays
-// unresolved the writer forgets its view, so its next append takes a new epoch, which fences the
-// request that may still be in flight. A writer that finds a newer epoch has lost leadership: it
-// waits for the lease up to ctx.leaseWaitMs, then fails with retriable NOT_LEADER_OR_FOLLOWER.
+// Each partition is acknowledged only after its own commit succeeds; one partition's failure is
+// reported in its result while the others commit. A commit whose outcome is unknown (timeout,
+// network error, throttling, 5xx) or that was refused is resolved by a strongly consistent read of
+// STATE before anything else: nextOffset past base under my epoch means it committed. An
+// unresolved commit is retried with the SAME batch at the SAME base; if it stays unresolved the
+// writer forgets its view, so its next append takes a new epoch, which fences the request that may
+// still be in flight. A writer that finds a newer epoch has lost leadership: it waits for the lease
+// up to ctx.leaseWaitMs, then fails that partition with retriable NOT_LEADER_OR_FOLLOWER.
+// Partitions that must go round again (leadership changed, producer entry moved) are written in a
+// new object with the others still pending; object keys are unique, so no write is ever replaced.
 import { SluiceError } from '../api/errors.js';
 import type { SluiceContext } from '../context.js';
 import { isConditionalCheckFailed, toSluiceError } from '../metadata/aws-errors.js';
 import { acquireLease } from '../metadata/lease.js';
-import { getSegmentItem, replaceOrphanSegmentItem } from '../metadata/manifest.js';
+import { getSegmentItem, putSegmentItem, replaceOrphanSegmentItem } from '../metadata/manifest.js';
 import { commitAppend, getPartitionState } from '../metadata/partition-state.js';
 import type { PartitionState, ProducerBatchState, SegmentItem } from '../metadata/types.js';
 import {
@@ -31,11 +37,12 @@ import {
   forgetLeaderView,
   leaderKey,
   liveLeaderView,
+  lockPartitions,
   rememberLeaderView,
-  withPartitionQueue,
 } from './partition-leader.js';
+import { layoutProduceObject } from './produce-object.js';
 import { checkProducerSequence } from './producer-sequence.js';
-import { planSegment, writeSegment } from './write-segment.js';
+import { putObject } from './write-segment.js';
 
 export interface PartitionAppend {
   readonly partition: number;
@@ -50,7 +57,10 @@ export type PartitionAppendResult =
 export interface AppendOptions {
   /** @default 'none' */
   readonly compression?: CompressionType;
-  /** Kafka's `index.interval.bytes`. @default 4096 */
+  /**
+   * Kafka's `index.interval.bytes`. Unused by produce: each partition's range is one batch, which
+   * Kafka's index rule never indexes (compaction applies it when it merges batches).
+   */
   readonly indexIntervalBytes?: number;
 }
 
@@ -66,10 +76,30 @@ const EXPIRED_PRODUCERS_PER_COMMIT = 16;
 /** Bound on protocol rounds (leadership changes, refreshed views) within one append. */
 const MAX_ROUNDS = 20;
 
+/** One partition's part of a produce request, across protocol rounds. */
+interface PartitionWrite {
+  readonly index: number;
+  readonly append: PartitionAppend;
+  readonly key: string;
+  readonly count: number;
+  /** Encoded once; each round stamps its base offset and leader epoch (both outside the CRC). */
+  readonly unstamped: Buffer;
+  readonly minTimestamp: number;
+  /** Undefined when the next round must (re)take the lease. */
+  leader?: LeaderView;
+  round?: {
+    readonly baseOffset: number;
+    readonly batch: Buffer;
+    readonly producerEntry?: { readonly expected: ProducerBatchState | undefined; readonly lastSequence: number };
+  };
+  result?: PartitionAppendResult;
+}
+
 /**
- * Appends one RecordBatch per entry; partitions are appended concurrently and each is committed
- * on its own, so one partition's failure is reported in its result without failing the others.
- * Assumes the topic and partitions exist (the API layer validates).
+ * Appends one RecordBatch per entry, all in one object per round; each partition is committed on
+ * its own, so one partition's failure is reported in its result without failing the others.
+ * Results are in the order of `appends`. Assumes the topic and partitions exist (the API layer
+ * validates).
  */
 export async function appendToPartitions(
   ctx: SluiceContext,
@@ -77,34 +107,44 @@ export async function appendToPartitions(
   appends: readonly PartitionAppend[],
   options: AppendOptions = {},
 ): Promise<PartitionAppendResult[]> {
-  return Promise.all(
-    appends.map(async (append): Promise<PartitionAppendResult> => {
-      try {
-        const key = leaderKey(ctx, topic, append.partition);
-        return await withPartitionQueue(key, () => appendToPartition(ctx, topic, append, options, key));
-      } catch (e) {
-        return { partition: append.partition, error: toSluiceError(e, `append to ${topic}-${append.partition}`) };
+  const results: PartitionAppendResult[] = new Array(appends.length);
+  const writes: PartitionWrite[] = [];
+  const seen = new Set<number>();
+  appends.forEach((append, index) => {
+    try {
+      if (append.records.length === 0) throw new SluiceError('INVALID_REQUEST', 'an append needs at least one record');
+      if (seen.has(append.partition)) {
+        throw new SluiceError('INVALID_REQUEST', `partition ${append.partition} appears twice in one append`);
       }
-    }),
-  );
+      seen.add(append.partition);
+      writes.push(prepareWrite(ctx, topic, append, options, index));
+    } catch (e) {
+      results[index] = { partition: append.partition, error: toSluiceError(e, `append to ${topic}-${append.partition}`) };
+    }
+  });
+  if (writes.length > 0) {
+    const release = await lockPartitions(writes.map((w) => w.key));
+    try {
+      for (const w of writes) w.leader = liveLeaderView(ctx, w.key);
+      await appendLocked(ctx, topic, writes, ctx.now() + ctx.leaseWaitMs);
+    } finally {
+      release();
+    }
+  }
+  for (const w of writes) results[w.index] = w.result!;
+  return results;
 }
 
-function viewOf(state: PartitionState): LeaderView {
-  return { epoch: state.epoch, nextOffset: state.nextOffset, expiresAt: state.expiresAt, producers: state.producers ?? {} };
-}
-
-async function appendToPartition(
+function prepareWrite(
   ctx: SluiceContext,
   topic: string,
   append: PartitionAppend,
   options: AppendOptions,
-  key: string,
-): Promise<PartitionAppendResult> {
-  const { partition, records, producer } = append;
-  if (records.length === 0) throw new SluiceError('INVALID_REQUEST', 'an append needs at least one record');
-  const count = records.length;
-  const deadline = ctx.now() + ctx.leaseWaitMs;
-  // Encoded once; each attempt stamps its base offset and leader epoch (both outside the CRC).
+  index: number,
+): PartitionWrite {
+  const { records, producer } = append;
+  let minTimestamp = records[0].timestamp;
+  for (const r of records) if (r.timestamp < minTimestamp) minTimestamp = r.timestamp;
   const unstamped = encodeRecordBatch(records, {
     baseOffset: 0,
     compression: options.compression,
@@ -112,93 +152,156 @@ async function appendToPartition(
     producerEpoch: producer?.producerEpoch,
     baseSequence: producer?.baseSequence,
   });
-  let minTimestamp = records[0].timestamp;
-  for (const r of records) if (r.timestamp < minTimestamp) minTimestamp = r.timestamp;
+  return { index, append, key: leaderKey(ctx, topic, append.partition), count: records.length, unstamped, minTimestamp };
+}
 
-  const takeLeadership = async (): Promise<LeaderView> => {
-    forgetLeaderView(key);
-    const view = viewOf(await acquireLease(ctx, topic, partition, deadline));
-    rememberLeaderView(key, view);
-    return view;
-  };
-  let leader = liveLeaderView(ctx, key) ?? (await takeLeadership());
+function fail(topic: string, w: PartitionWrite, e: unknown): void {
+  w.result = { partition: w.append.partition, error: toSluiceError(e, `append to ${topic}-${w.append.partition}`) };
+}
 
+/** Runs `fn` for every write in parallel; a thrown error becomes that partition's result. */
+async function forEachWrite(topic: string, writes: readonly PartitionWrite[], fn: (w: PartitionWrite) => Promise<void>): Promise<void> {
+  await Promise.all(
+    writes.map(async (w) => {
+      try {
+        await fn(w);
+      } catch (e) {
+        fail(topic, w, e);
+      }
+    }),
+  );
+}
+
+async function appendLocked(ctx: SluiceContext, topic: string, writes: readonly PartitionWrite[], deadline: number): Promise<void> {
   for (let round = 0; ; round++) {
+    const active = writes.filter((w) => !w.result);
+    if (active.length === 0) return;
     if (round === MAX_ROUNDS) {
-      throw new SluiceError('NOT_LEADER_OR_FOLLOWER', `append to ${topic}-${partition} did not settle after ${round} rounds`);
+      for (const w of active) {
+        fail(topic, w, new SluiceError('NOT_LEADER_OR_FOLLOWER', `append to ${topic}-${w.append.partition} did not settle after ${round} rounds`));
+      }
+      return;
     }
-    let producerEntry: { expected: ProducerBatchState | undefined; lastSequence: number } | undefined;
-    if (producer) {
-      const expected = leader.producers[String(producer.producerId)];
-      const check = checkProducerSequence(expected, producer, count);
-      if (check.kind === 'duplicate') return { partition, baseOffset: check.baseOffset, count: check.count, duplicate: true };
-      if (check.kind === 'error') {
-        // Refuse only on the stored truth: a view that lags a newer leader must not reject a good batch.
-        const stored = await getPartitionState(ctx, topic, partition);
-        if (stored.epoch === leader.epoch && stored.owner === ctx.ownerId && stored.nextOffset === leader.nextOffset) {
-          throw check.error;
+    await forEachWrite(topic, active, (w) => stampRound(ctx, topic, w, deadline));
+    const ready = active.filter((w) => !w.result && w.round);
+    if (ready.length > 0) await writeAndCommit(ctx, topic, ready);
+  }
+}
+
+function viewOf(state: PartitionState): LeaderView {
+  return { epoch: state.epoch, nextOffset: state.nextOffset, expiresAt: state.expiresAt, producers: state.producers ?? {} };
+}
+
+async function takeLeadership(ctx: SluiceContext, topic: string, w: PartitionWrite, deadline: number): Promise<LeaderView> {
+  forgetLeaderView(w.key);
+  const view = viewOf(await acquireLease(ctx, topic, w.append.partition, deadline));
+  rememberLeaderView(w.key, view);
+  return view;
+}
+
+/**
+ * Makes sure the partition has a leader view, validates the producer sequence against it, and
+ * stamps the batch with the base and epoch of this round. Leaves `round` unset when the partition
+ * is done (a duplicate) or must go round again on a fresh lease.
+ */
+async function stampRound(ctx: SluiceContext, topic: string, w: PartitionWrite, deadline: number): Promise<void> {
+  w.round = undefined;
+  const leader = (w.leader ??= await takeLeadership(ctx, topic, w, deadline));
+  const { partition, producer } = w.append;
+  let producerEntry: { expected: ProducerBatchState | undefined; lastSequence: number } | undefined;
+  if (producer) {
+    const expected = leader.producers[String(producer.producerId)];
+    const check = checkProducerSequence(expected, producer, w.count);
+    if (check.kind === 'duplicate') {
+      w.result = { partition, baseOffset: check.baseOffset, count: check.count, duplicate: true };
+      return;
+    }
+    if (check.kind === 'error') {
+      // Refuse only on the stored truth: a view that lags a newer leader must not reject a good batch.
+      const stored = await getPartitionState(ctx, topic, partition);
+      if (stored.epoch === leader.epoch && stored.owner === ctx.ownerId && stored.nextOffset === leader.nextOffset) {
+        throw check.error;
+      }
+      w.leader = undefined;
+      return;
+    }
+    producerEntry = { expected, lastSequence: check.lastSequence };
+  }
+  const baseOffset = leader.nextOffset;
+  w.round = { baseOffset, batch: setPartitionLeaderEpoch(setBaseOffset(w.unstamped, baseOffset), leader.epoch), producerEntry };
+}
+
+/** Steps 1 and 2 for every stamped partition: one object, then one commit per partition. */
+async function writeAndCommit(ctx: SluiceContext, topic: string, ready: readonly PartitionWrite[]): Promise<void> {
+  const object = layoutProduceObject(
+    ctx,
+    topic,
+    ready.map((w) => ({ partition: w.append.partition, epoch: w.leader!.epoch, batch: w.round!.batch, minTimestamp: w.minTimestamp })),
+  );
+  // allSettled: never leave a request running after we return.
+  const [put, ...segs] = await Promise.allSettled([
+    putObject(ctx, object.objectKey, object.body),
+    ...ready.map((w, i) => putSegmentItem(ctx, topic, w.append.partition, object.items[i])),
+  ]);
+  if (put.status === 'rejected') {
+    // Nothing visible changed: items without their object stay above nextOffset and are replaced.
+    ready.forEach((w, i) => {
+      if (segs[i].status === 'rejected' && isConditionalCheckFailed(segs[i].reason)) forgetLeaderView(w.key);
+      fail(topic, w, put.reason);
+    });
+    return;
+  }
+  const index = new Map(ready.map((w, i) => [w, i]));
+  await forEachWrite(topic, ready, async (w) => {
+    const i = index.get(w)!;
+    const seg = segs[i];
+    if (seg.status === 'rejected') {
+      if (!isConditionalCheckFailed(seg.reason)) throw seg.reason; // nothing visible changed; the view stays valid
+      const state = await getPartitionState(ctx, topic, w.append.partition);
+      if (!(await isOrphanAtBase(ctx, topic, w.append.partition, w.leader!, state, object.items[i]))) {
+        w.leader = undefined;
+        return;
+      }
+    }
+    await commitRound(ctx, topic, w, object.items[i]);
+  });
+}
+
+async function commitRound(ctx: SluiceContext, topic: string, w: PartitionWrite, item: SegmentItem): Promise<void> {
+  const { partition, producer } = w.append;
+  const { baseOffset, batch, producerEntry } = w.round!;
+  const next: ProducerBatchState | undefined =
+    producer && producerEntry
+      ? {
+          producerEpoch: producer.producerEpoch,
+          baseSequence: producer.baseSequence,
+          lastSequence: producerEntry.lastSequence,
+          baseOffset,
+          count: w.count,
+          lastUpdated: ctx.now(),
         }
-        leader = await takeLeadership();
-        continue;
-      }
-      producerEntry = { expected, lastSequence: check.lastSequence };
-    }
-
-    const baseOffset = leader.nextOffset;
-    const batch = setPartitionLeaderEpoch(setBaseOffset(unstamped, baseOffset), leader.epoch);
-    const plan = planSegment(ctx, {
-      topic,
-      partition,
-      epoch: leader.epoch,
-      baseOffset,
-      batches: [batch],
-      minTimestamp,
-      indexIntervalBytes: options.indexIntervalBytes,
-    });
-
-    try {
-      await writeSegment(ctx, topic, partition, plan);
-    } catch (e) {
-      if (!isConditionalCheckFailed(e)) throw e; // nothing visible changed; the view stays valid
-      const state = await getPartitionState(ctx, topic, partition);
-      if (!(await isOrphanAtBase(ctx, topic, partition, leader, state, plan.item))) {
-        leader = await takeLeadership();
-        continue;
-      }
-    }
-
-    const next: ProducerBatchState | undefined =
-      producer && producerEntry
-        ? {
-            producerEpoch: producer.producerEpoch,
-            baseSequence: producer.baseSequence,
-            lastSequence: producerEntry.lastSequence,
-            baseOffset,
-            count,
-            lastUpdated: ctx.now(),
-          }
-        : undefined;
-    const outcome = await commit(ctx, topic, partition, leader, baseOffset, count, batch.length, plan.item.objectKey, {
-      producerId: producer?.producerId,
-      expected: producerEntry?.expected,
-      next,
-    });
-    if (outcome.kind === 'committed') {
-      if (outcome.view) rememberLeaderView(key, outcome.view);
-      else forgetLeaderView(key);
-      return { partition, baseOffset, count };
-    }
-    if (outcome.kind === 'refused') {
+      : undefined;
+  const outcome = await commit(ctx, topic, partition, w.leader!, baseOffset, w.count, batch.length, item.objectKey, {
+    producerId: producer?.producerId,
+    expected: producerEntry?.expected,
+    next,
+  });
+  switch (outcome.kind) {
+    case 'committed':
+      if (outcome.view) rememberLeaderView(w.key, outcome.view);
+      else forgetLeaderView(w.key);
+      w.result = { partition, baseOffset, count: w.count };
+      return;
+    case 'refused':
       // Still the leader at this base, but the producer entry moved: re-validate on fresh state.
-      leader = outcome.view;
-      rememberLeaderView(key, leader);
-      continue;
-    }
-    if (outcome.kind === 'unresolved') {
-      forgetLeaderView(key);
+      w.leader = outcome.view;
+      rememberLeaderView(w.key, outcome.view);
+      return;
+    case 'unresolved':
+      forgetLeaderView(w.key);
       throw toSluiceError(outcome.error, `append to ${topic}-${partition}: commit outcome unknown`);
-    }
-    leader = await takeLeadership();
+    case 'lostLeadership':
+      w.leader = undefined;
   }
 }
 

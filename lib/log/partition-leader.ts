@@ -1,4 +1,4 @@
-// What one process remembers about the partitions it leads, and the per-partition queue that keeps
+// What one process remembers about the partitions it leads, and the per-partition locks that keep
 // it from racing itself. The remembered view (epoch, log end, lease expiry, producer sequences) is
 // exactly what this process last committed under its own epoch, so while the lease is live the
 // warm append path needs no read. Keyed by owner id as well as partition: every SluiceContext is a
@@ -16,7 +16,7 @@ export interface LeaderView {
 /** A Lambda container serves few partitions; the bound only guards a long-lived local server. */
 const MAX_LEADER_VIEWS = 10_000;
 const views = new Map<string, LeaderView>();
-const queues = new Map<string, Promise<unknown>>();
+const queues = new Map<string, Promise<void>>();
 
 export function leaderKey(ctx: SluiceContext, topic: string, partition: number): string {
   return [ctx.ownerId, ctx.table, topic, partition].join('\u0000');
@@ -45,17 +45,29 @@ export function forgetPartition(ctx: SluiceContext, topic: string, partition: nu
   for (const key of views.keys()) if (key.endsWith(suffix)) views.delete(key);
 }
 
-/** Runs `fn` after every earlier call with the same key has settled: one append at a time. */
-export function withPartitionQueue<T>(key: string, fn: () => Promise<T>): Promise<T> {
+/**
+ * Takes the in-process lock of every key, waiting behind earlier holders, and returns the function
+ * that releases them all. A produce request holds the locks of all its partitions for its whole
+ * append; taking them one at a time in one fixed (sorted) order means two requests sharing
+ * partitions can never each hold a lock the other waits for.
+ */
+export async function lockPartitions(keys: readonly string[]): Promise<() => void> {
+  const releases: (() => void)[] = [];
+  for (const key of [...new Set(keys)].sort()) releases.push(await lockOne(key));
+  return () => {
+    for (const release of releases) release();
+  };
+}
+
+async function lockOne(key: string): Promise<() => void> {
   const previous = queues.get(key) ?? Promise.resolve();
-  const run = previous.then(fn, fn);
-  const settled = run.then(
-    () => undefined,
-    () => undefined,
-  );
-  queues.set(key, settled);
-  void settled.then(() => {
-    if (queues.get(key) === settled) queues.delete(key);
-  });
-  return run;
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  const tail = previous.then(() => held);
+  queues.set(key, tail);
+  await previous;
+  return () => {
+    release();
+    if (queues.get(key) === tail) queues.delete(key);
+  };
 }

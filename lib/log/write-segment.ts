@@ -51,7 +51,8 @@ export function planSegment(ctx: SluiceContext, write: SegmentWrite): { item: Se
   return { item, log, index: index.entryCount > 0 ? index.toBuffer() : undefined };
 }
 
-async function putObject(ctx: SluiceContext, key: string, body: Buffer): Promise<void> {
+/** One PUT of an immutable object (segment, index or produce object). */
+export async function putObject(ctx: SluiceContext, key: string, body: Buffer): Promise<void> {
   await ctx.s3.send(
     new PutObjectCommand({
       Bucket: ctx.bucket,

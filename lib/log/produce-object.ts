@@ -1,0 +1,84 @@
+// The produce object: the ONE S3 object a produce request writes, holding the RecordBatch of every
+// partition it appends to, back to back, each partition's SEG item pointing at its byte range:
+//
+//   [batch of partition a][batch of partition b]...      SEG item = (objectKey, position, size)
+//
+// Names:
+//   one partition:  <prefix>/<topic>/<partition>/<baseOffset, 20 digits>-<segmentId>.log
+//                   a segment named as Kafka's tiered storage names one (segment-name.ts)
+//   several:        <prefix>/_produce/<yyyy-mm-ddTHH>/<ms>-<16 hex>.log
+//                   a shared object; the hour folder (UTC, of the writer's clock) lets an orphan
+//                   sweep list old objects without touching recent ones. `yyyy-mm-ddTHH` is never a
+//                   partition number, so the folder cannot collide with a topic named `_produce`.
+//
+// No index object: each partition's range is one batch, and Kafka's index rule (offset-index.ts)
+// gives a one-batch segment no entries. A shared object is garbage only when no SEG item of any
+// partition references any range of it; compaction rewrites the ranges into per-partition,
+// Kafka-named segments, after which the sweep may delete it (past the grace period).
+import { randomBytes } from 'node:crypto';
+import type { SluiceContext } from '../context.js';
+import type { SegmentItem } from '../metadata/types.js';
+import { readBatchHeader } from '../records/index.js';
+import { newSegmentId, segmentObjectKey } from './segment-name.js';
+
+export const SHARED_PRODUCE_FOLDER = '_produce';
+
+/** One partition's stamped batch in a produce object. */
+export interface ProduceRange {
+  readonly partition: number;
+  readonly epoch: number;
+  readonly batch: Buffer;
+  readonly minTimestamp: number;
+}
+
+export interface ProduceObject {
+  readonly objectKey: string;
+  readonly body: Buffer;
+  /** One SEG item per range, in the order given. */
+  readonly items: SegmentItem[];
+}
+
+/** Folder of the shared produce objects, with the trailing slash. */
+export function sharedProduceFolder(prefix: string): string {
+  return `${prefix ? `${prefix}/` : ''}${SHARED_PRODUCE_FOLDER}/`;
+}
+
+/** Whether `objectKey` names a shared (multi-partition) produce object. */
+export function isSharedProduceObject(prefix: string, objectKey: string): boolean {
+  return objectKey.startsWith(sharedProduceFolder(prefix));
+}
+
+function sharedProduceObjectKey(prefix: string, now: number): string {
+  const hour = new Date(now).toISOString().slice(0, 13);
+  return `${sharedProduceFolder(prefix)}${hour}/${now}-${randomBytes(8).toString('hex')}.log`;
+}
+
+/** Lays out the object and the SEG item of each range; writes nothing. */
+export function layoutProduceObject(ctx: SluiceContext, topic: string, ranges: readonly ProduceRange[]): ProduceObject {
+  if (ranges.length === 0) throw new RangeError('a produce object needs at least one range');
+  const now = ctx.now();
+  const headers = ranges.map((r) => readBatchHeader(r.batch));
+  const objectKey =
+    ranges.length === 1
+      ? segmentObjectKey(ctx.prefix, topic, ranges[0].partition, headers[0].baseOffset, newSegmentId(ranges[0].epoch), '.log')
+      : sharedProduceObjectKey(ctx.prefix, now);
+  let position = 0;
+  const items = ranges.map((r, i): SegmentItem => {
+    const header = headers[i];
+    const item: SegmentItem = {
+      baseOffset: header.baseOffset,
+      lastOffset: header.lastOffset,
+      count: header.lastOffset - header.baseOffset + 1,
+      objectKey,
+      position,
+      size: r.batch.length,
+      minTimestamp: r.minTimestamp,
+      maxTimestamp: header.maxTimestamp,
+      epoch: r.epoch,
+      createdAt: now,
+    };
+    position += r.batch.length;
+    return item;
+  });
+  return { objectKey, body: Buffer.concat(ranges.map((r) => r.batch)), items };
+}
