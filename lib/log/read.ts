@@ -1,26 +1,32 @@
-// Fetch by offset (Kafka's Fetch for one partition), reading only committed data:
+// Fetch by offset (Kafka's Fetch for one partition), reading only committed data, at a constant
+// cost of at most 3 storage requests whatever the log length:
 //
 //   1. STATE, strongly consistent: highWatermark = nextOffset, logStartOffset; offset must lie in
 //      [logStartOffset, highWatermark] (OFFSET_OUT_OF_RANGE otherwise; = highWatermark reads nothing).
-//   2. ONE manifest floor Query (greatest SEG#<base> <= offset, consistent); following items by a
-//      forward Query only while maxBytes has room; items at or above the nextOffset read in (1)
-//      are never used (they are uncommitted).
-//   3. Ranged GETs, adjacent ranges of one object coalesced, starting in the first segment at the
-//      `.index` position nearest below the offset.
+//   2. ONE manifest floor Query (greatest SEG#<base> <= offset, consistent); an item at or above
+//      the nextOffset read in (1) is never used (it is uncommitted).
+//   3. ONE ranged GET of that item: from the `.index` position nearest below the offset (index
+//      objects are immutable and served from a bounded in-process cache) for maxBytes, or the whole
+//      item when it has no index (one produce batch, or batches under index.interval.bytes: the
+//      batch holding the offset is returned whole anyway). All batches in the range come in one GET.
 //
-// As in Kafka, maxBytes bounds whole batches but the first batch holding the offset is returned
-// even when larger; records below the requested offset (earlier records of that batch) are dropped.
-// A missing object or manifest item means retention or compaction moved on: refresh and retry.
+// A fetch reads from one manifest item: items of uncompacted appends live in different objects,
+// and reading them too would cost a GET each; the consumer continues from nextOffset (compaction
+// merges small items, so a fetch of compacted data fills maxBytes). As in Kafka, maxBytes bounds
+// whole batches but the first batch holding the offset is returned even when larger; records below
+// the requested offset (earlier records of that batch) are dropped. Only when maxBytes is smaller
+// than the distance from the index position to the end of the batch holding the offset does a
+// fetch walk the item batch by batch with further GETs. A missing object or manifest item means
+// retention or compaction moved on: refresh and retry.
 import { SluiceError } from '../api/errors.js';
 import type { SluiceContext } from '../context.js';
 import { toSluiceError } from '../metadata/aws-errors.js';
-import { floorSegmentItem, segmentItemsAfter } from '../metadata/manifest.js';
+import { floorSegmentItem } from '../metadata/manifest.js';
 import { getPartitionState } from '../metadata/partition-state.js';
-import type { SegmentItem } from '../metadata/types.js';
 import { type DecodedBatch, type DecodedRecord, RECORD_BATCH_OVERHEAD } from '../records/index.js';
 import { batchSizeAt, decodeBatchOf, decodeCompleteBatches } from './decode-segment.js';
 import { lookupOffsetIndex } from './offset-index.js';
-import { StaleViewError, fetchRanges, getObjectRange, getOffsetIndexObject } from './segment-fetch.js';
+import { StaleViewError, getObjectRange, getOffsetIndexObject } from './segment-fetch.js';
 
 export interface ReadResult {
   readonly records: DecodedRecord[];
@@ -31,8 +37,6 @@ export interface ReadResult {
 
 /** Reads after a stale view (missing object or item) before giving up retriably. */
 const VIEW_REFRESHES = 2;
-/** Most manifest items fetched by one forward Query. */
-const FOLLOWING_PAGE = 100;
 
 export async function readRecords(
   ctx: SluiceContext,
@@ -100,13 +104,6 @@ class FetchCollector {
   }
 }
 
-interface PlannedRange {
-  readonly item: SegmentItem;
-  readonly objectKey: string;
-  readonly start: number;
-  readonly end: number;
-}
-
 async function readCommitted(
   ctx: SluiceContext,
   topic: string,
@@ -126,39 +123,12 @@ async function readCommitted(
   }
   const floorEnd = floor.position + floor.size;
   // At least a batch header, so the size of an oversized first batch is known from this read.
-  const firstLength = Math.min(floorEnd - start, Math.max(maxBytes, RECORD_BATCH_OVERHEAD));
-  const ranges: PlannedRange[] = [{ item: floor, objectKey: floor.objectKey, start, end: start + firstLength }];
-  let budget = maxBytes - firstLength;
-  if (start + firstLength === floorEnd) {
-    let previous = floor;
-    let more = true;
-    while (more && budget > 0) {
-      // Ask for about as many items as the budget could take, judging by the last item's size.
-      const limit = Math.min(FOLLOWING_PAGE, Math.ceil(budget / Math.max(1, previous.size)) + 1);
-      const page = await segmentItemsAfter(ctx, topic, partition, previous.baseOffset, limit);
-      more = page.length === limit;
-      for (const item of page) {
-        // Only whole, committed, contiguous items that fit the remaining budget.
-        if (item.baseOffset >= highWatermark || item.baseOffset !== previous.lastOffset + 1 || item.size > budget) {
-          more = false;
-          break;
-        }
-        ranges.push({ item, objectKey: item.objectKey, start: item.position, end: item.position + item.size });
-        budget -= item.size;
-        previous = item;
-      }
-    }
-  }
-
-  const buffers = await fetchRanges(ctx, ranges);
+  const firstLength = floor.indexKey ? Math.min(floorEnd - start, Math.max(maxBytes, RECORD_BATCH_OVERHEAD)) : floorEnd - start;
+  const first = await getObjectRange(ctx, { objectKey: floor.objectKey, start, end: start + firstLength });
   const collector = new FetchCollector(offset, highWatermark);
-  let resumeAt = start + firstLength;
-  for (let i = 0; i < ranges.length; i++) {
-    const { batches, end } = decodeCompleteBatches(ranges[i].item, buffers[i]);
-    collector.add(batches);
-    if (i === 0) resumeAt = start + end;
-    if (end !== buffers[i].length) break; // a cut batch: nothing after it is usable
-  }
+  const { batches, end } = decodeCompleteBatches(floor, first);
+  collector.add(batches);
+  let resumeAt = start + end;
 
   // Nothing at or after the offset yet: the first batch holding it did not fit in maxBytes, or the
   // index position lay several batches before it. Walk the floor segment batch by batch.

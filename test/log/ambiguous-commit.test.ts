@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { appendToPartitions } from '../../lib/log/append.js';
-import { readRecords } from '../../lib/log/read.js';
 import { getPartitionState } from '../../lib/metadata/partition-state.js';
 import { createTestContext } from '../support/storage.js';
 import { isCommit, observeSdk, timeoutError } from './sdk-faults.js';
+import { readAll } from './read-all.js';
 
 const batch = (tag: string, n: number) =>
   Array.from({ length: n }, (_, i) => ({ timestamp: i, key: null, value: Buffer.from(`${tag}${i}`) }));
@@ -25,7 +25,7 @@ describe('ambiguous commit outcome', () => {
 
     const [after] = await appendToPartitions(ctx, 't', [{ partition: 0, records: batch('c', 1) }]);
     expect(after).toEqual({ partition: 0, baseOffset: 5, count: 1 });
-    const read = await readRecords(ctx, 't', 0, { offset: 0, maxBytes: 1 << 20 });
+    const read = await readAll(ctx, 't', 0);
     expect(read.records.map((r) => r.value!.toString())).toEqual(['a0', 'a1', 'b0', 'b1', 'b2', 'c0']);
     expect((await getPartitionState(ctx, 't', 0)).segments).toBe(3);
   });
@@ -45,7 +45,7 @@ describe('ambiguous commit outcome', () => {
     expect(values(1)[':base']).toBe(0);
     // Only one object and one manifest item were written for the batch.
     expect(sdk.calls.filter((c) => c.command === 'PutObject')).toHaveLength(1);
-    const read = await readRecords(ctx, 't', 0, { offset: 0, maxBytes: 1 << 20 });
+    const read = await readAll(ctx, 't', 0);
     expect(read.records.map((r) => r.value!.toString())).toEqual(['a0', 'a1']);
   });
 
@@ -70,7 +70,7 @@ describe('ambiguous commit outcome', () => {
     const [next] = await appendToPartitions(ctx, 't', [{ partition: 0, records: batch('b', 1) }]);
     expect(next).toEqual({ partition: 0, baseOffset: 1, count: 1 });
     expect((await getPartitionState(ctx, 't', 0)).epoch).toBe(epochBefore + 1);
-    const read = await readRecords(ctx, 't', 0, { offset: 0, maxBytes: 1 << 20 });
+    const read = await readAll(ctx, 't', 0);
     expect(read.records.map((r) => r.value!.toString())).toEqual(['a0', 'b0']);
   });
 });

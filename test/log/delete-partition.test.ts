@@ -3,11 +3,11 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { appendToPartitions } from '../../lib/log/append.js';
 import { deletePartitionData } from '../../lib/log/delete-partition.js';
-import { readRecords } from '../../lib/log/read.js';
 import { partitionPk } from '../../lib/metadata/keys.js';
 import { putSegmentItem } from '../../lib/metadata/manifest.js';
 import { getPartitionState } from '../../lib/metadata/partition-state.js';
 import { createTestContext } from '../support/storage.js';
+import { readAll } from './read-all.js';
 
 const one = (v: string) => [{ timestamp: 0, key: null, value: Buffer.from(v) }];
 
@@ -27,7 +27,7 @@ describe('deletePartitionData', () => {
     expect(items.Items).toEqual([]);
     const objects = await ctx.s3.send(new ListObjectsV2Command({ Bucket: ctx.bucket, Prefix: 't/1/' }));
     expect(objects.Contents ?? []).toEqual([]);
-    const neighbour = await readRecords(ctx, 't', 10, { offset: 0, maxBytes: 1 << 20 });
+    const neighbour = await readAll(ctx, 't', 10);
     expect(neighbour.records.map((r) => r.value!.toString())).toEqual(['b0', 'b1', 'b2']);
   });
 
@@ -49,7 +49,7 @@ describe('deletePartitionData', () => {
       createdAt: 0,
     });
     expect(await appendToPartitions(ctx, 't', [{ partition: 0, records: one('new') }])).toEqual([{ partition: 0, baseOffset: 0, count: 1 }]);
-    const read = await readRecords(ctx, 't', 0, { offset: 0, maxBytes: 1 << 20 });
+    const read = await readAll(ctx, 't', 0);
     expect(read.records.map((r) => r.value!.toString())).toEqual(['new']);
   });
 });

@@ -1,12 +1,12 @@
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
 import { PRODUCER_ID_EXPIRATION_MS, appendToPartitions, type PartitionAppend } from '../../lib/log/append.js';
-import { readRecords } from '../../lib/log/read.js';
 import { getPartitionState } from '../../lib/metadata/partition-state.js';
 import { allocateProducerId } from '../../lib/metadata/producer-ids.js';
 import { readBatchHeader } from '../../lib/records/index.js';
 import { createTestContext } from '../support/storage.js';
 import { isCommit, observeSdk, timeoutError } from './sdk-faults.js';
+import { readAll } from './read-all.js';
 
 const records = (tag: string, n: number) =>
   Array.from({ length: n }, (_, i) => ({ timestamp: i, key: null, value: Buffer.from(`${tag}${i}`) }));
@@ -35,7 +35,7 @@ describe('idempotent producer', () => {
       { partition: 0, records: records('b', 1), producer: { producerId, producerEpoch, baseSequence: 2 } },
     ]);
     expect(next).toEqual([{ partition: 0, baseOffset: 3, count: 1 }]);
-    const read = await readRecords(ctx, 't', 0, { offset: 0, maxBytes: 1 << 20 });
+    const read = await readAll(ctx, 't', 0);
     expect(read.records.map((r) => r.value!.toString())).toEqual(['a0', 'a1', 'plain0', 'b0']);
     expect((await getPartitionState(ctx, 't', 0)).producers?.[String(producerId)]).toMatchObject({
       producerEpoch,
@@ -81,7 +81,7 @@ describe('idempotent producer', () => {
     expect(failed).toMatchObject({ error: { code: 'REQUEST_TIMED_OUT', retriable: true } });
 
     expect(await appendToPartitions(ctx, 't', [batch])).toEqual([{ partition: 0, baseOffset: 0, count: 3, duplicate: true }]);
-    const read = await readRecords(ctx, 't', 0, { offset: 0, maxBytes: 1 << 20 });
+    const read = await readAll(ctx, 't', 0);
     expect(read.records.map((r) => r.value!.toString())).toEqual(['a0', 'a1', 'a2']);
   });
 

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { createContext, type SluiceContext } from '../../lib/context.js';
 import { appendToPartitions } from '../../lib/log/append.js';
-import { readRecords } from '../../lib/log/read.js';
 import { getSegmentItem } from '../../lib/metadata/manifest.js';
 import { getPartitionState } from '../../lib/metadata/partition-state.js';
 import { createTestContext, emulatorClients } from '../support/storage.js';
 import { isCommit, observeSdk } from './sdk-faults.js';
+import { readAll } from './read-all.js';
 
 function process(shared: SluiceContext, settings: { leaseMs: number; leaseWaitMs: number }): SluiceContext {
   return createContext(emulatorClients(), { bucket: shared.bucket, table: shared.table, graceMs: 1000, ...settings });
@@ -14,9 +14,7 @@ function process(shared: SluiceContext, settings: { leaseMs: number; leaseWaitMs
 const one = (value: string) => [{ timestamp: 0, key: null, value: Buffer.from(value) }];
 
 async function readValues(ctx: SluiceContext, topic: string): Promise<string[]> {
-  const read = await readRecords(ctx, topic, 0, { offset: 0, maxBytes: 1 << 20 });
-  expect(read.nextOffset).toBe(read.highWatermark);
-  return read.records.map((r) => r.value!.toString());
+  return (await readAll(ctx, topic, 0)).records.map((r) => r.value!.toString());
 }
 
 describe('leadership', () => {

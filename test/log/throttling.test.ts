@@ -4,11 +4,12 @@ import { readRecords } from '../../lib/log/read.js';
 import { getPartitionState } from '../../lib/metadata/partition-state.js';
 import { createTestContext } from '../support/storage.js';
 import { isCommit, observeSdk, throttlingError } from './sdk-faults.js';
+import { readAll } from './read-all.js';
 
 const records = (tag: string) => [{ timestamp: 0, key: null, value: Buffer.from(tag) }];
 
 async function values(ctx: Awaited<ReturnType<typeof createTestContext>>) {
-  const read = await readRecords(ctx, 't', 0, { offset: 0, maxBytes: 1 << 20 });
+  const read = await readAll(ctx, 't', 0);
   return read.records.map((r) => `${r.offset}:${r.value!.toString()}`);
 }
 
