@@ -256,33 +256,33 @@ export class Consumer {
 
   private createFetcherHost(): FetcherHost {
     return {
-    api: this.api,
-    maxWaitMs: this.options.maxWaitMs ?? 1000,
-    maxBytes: this.options.maxBytes ?? 1_048_576,
-    position: async (tp) => {
-      const k = tpKey(tp.topic, tp.partition);
-      const known = this.positions.get(k);
-      if (known !== undefined) return known;
-      const { offset } = await this.api.listOffsets(tp.topic, tp.partition, this.fromBeginning ? 'earliest' : 'latest');
-      if (!this.positions.has(k)) this.positions.set(k, offset);
-      return this.positions.get(k)!;
-    },
-    seekVersion: (tp) => this.seekVersions.get(tpKey(tp.topic, tp.partition)) ?? 0,
-    isPaused: (tp) => this.pausedPartitions.has(tpKey(tp.topic, tp.partition)),
-    waitForResume: (tp, signal) =>
-      new Promise<void>((resolve) => {
-        if (!this.pausedPartitions.has(tpKey(tp.topic, tp.partition)) || signal.aborted) return resolve();
-        this.resumeWaiters.push(resolve);
-        signal.addEventListener('abort', () => resolve(), { once: true });
-      }),
-    resetOffset: async (tp, error) => {
-      const details = error.details as { logStartOffset?: number; highWatermark?: number };
-      const to = this.fromBeginning ? details.logStartOffset : details.highWatermark;
-      const offset = to ?? (await this.api.listOffsets(tp.topic, tp.partition, this.fromBeginning ? 'earliest' : 'latest')).offset;
-      this.positions.set(tpKey(tp.topic, tp.partition), offset);
-    },
-    process: (tp, reply, isStale) => this.process(tp, reply, isStale),
-    onError: (tp, error) => this.reportError(error, tp),
+      api: this.api,
+      maxWaitMs: this.options.maxWaitMs ?? 1000,
+      maxBytes: this.options.maxBytes ?? 1_048_576,
+      position: async (tp) => {
+        const k = tpKey(tp.topic, tp.partition);
+        const known = this.positions.get(k);
+        if (known !== undefined) return known;
+        const { offset } = await this.api.listOffsets(tp.topic, tp.partition, this.fromBeginning ? 'earliest' : 'latest');
+        if (!this.positions.has(k)) this.positions.set(k, offset);
+        return this.positions.get(k)!;
+      },
+      seekVersion: (tp) => this.seekVersions.get(tpKey(tp.topic, tp.partition)) ?? 0,
+      isPaused: (tp) => this.pausedPartitions.has(tpKey(tp.topic, tp.partition)),
+      waitForResume: (tp, signal) =>
+        new Promise<void>((resolve) => {
+          if (!this.pausedPartitions.has(tpKey(tp.topic, tp.partition)) || signal.aborted) return resolve();
+          this.resumeWaiters.push(resolve);
+          signal.addEventListener('abort', () => resolve(), { once: true });
+        }),
+      resetOffset: async (tp, error) => {
+        const details = error.details as { logStartOffset?: number; highWatermark?: number };
+        const to = this.fromBeginning ? details.logStartOffset : details.highWatermark;
+        const offset = to ?? (await this.api.listOffsets(tp.topic, tp.partition, this.fromBeginning ? 'earliest' : 'latest')).offset;
+        this.positions.set(tpKey(tp.topic, tp.partition), offset);
+      },
+      process: (tp, reply, isStale) => this.process(tp, reply, isStale),
+      onError: (tp, error) => this.reportError(error, tp),
     };
   }
 

@@ -76,7 +76,9 @@ export class PartitionFetcher {
           continue;
         }
         this.host.onError(this.tp, error);
-        await sleep(Math.max(backoffDelay(Math.min(failures++, 6), { initialRetryTime: 200, maxRetryTime: 5000 }), error.retryAfterMs ?? 0));
+        const delay = Math.max(backoffDelay(Math.min(failures++, 6), { initialRetryTime: 200, maxRetryTime: 5000 }), error.retryAfterMs ?? 0);
+        // stop() must not wait out a backoff
+        await Promise.race([sleep(delay), new Promise((resolve) => this.abort.signal.addEventListener('abort', resolve, { once: true }))]);
       }
     }
   }

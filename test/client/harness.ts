@@ -6,6 +6,7 @@ import { startServer, type LocalServer } from '../../lib/local/server.js';
 import { HttpTransport } from '../../lib/client/transport-http.js';
 import type { SluiceRequest, Transport } from '../../lib/client/transport.js';
 import { SluiceClientError } from '../../lib/client/errors.js';
+import { SluiceApi } from '../../lib/client/wire.js';
 import { createTestContext } from '../support/storage.js';
 
 export interface Harness {
@@ -77,7 +78,6 @@ export async function readTopic(
   transport: Transport,
   topic: string,
 ): Promise<Map<number, { offset: number; key: string | null; value: string | null }[]>> {
-  const { SluiceApi } = await import('../../lib/client/wire.js');
   const api = new SluiceApi(transport);
   const { partitions } = await api.describeTopic(topic);
   const out = new Map<number, { offset: number; key: string | null; value: string | null }[]>();
