@@ -1,0 +1,229 @@
+// Cleanup: deleting segment objects nothing references any more. Retention and compaction only
+// remove manifest items; crashed or fenced writers leave objects no committed item ever pointed
+// at. Both kinds are deleted here, by one rule, per topic:
+//
+//   an object under <prefix>/<topic>/ is deleted when no manifest item of any partition of the
+//   topic references it (as .log, .index or .timeindex), it is older than the grace period (S3
+//   LastModified), a sweep saw it unreferenced at least the grace period ago (the first sighting
+//   is kept in MAINTENANCE / SWEEP#<topic>, see maintenance-store.ts), and, when it is a
+//   partition's segment object `<p>/<base20>-...`, its base offset is below that partition's
+//   nextOffset read before the manifest (a writer at or above nextOffset may still commit it).
+//
+// Checking references across all partitions of the topic keeps objects shared by several
+// partitions' items (one object per produce request) until the last item pointing at them is
+// gone. The first-sighting mark is what makes the grace period start when an object became
+// unreferenced rather than when it was written, so a fetch that read a manifest item just before
+// retention or compaction removed it still finds the object.
+//
+// Deleting a topic deletes everything under <prefix>/<topic>/; a deletion interrupted by a crash
+// is finished by sweepDeletedTopics: topic folders with no topic item.
+import { DeleteObjectsCommand, ListObjectsV2Command, type _Object } from '@aws-sdk/client-s3';
+import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
+import type { SluiceContext } from '../context.js';
+import { isConditionalCheckFailed } from '../metadata/aws-errors.js';
+import { segmentKey, stateKey, topicKey } from '../metadata/keys.js';
+import { allSegmentItems } from '../metadata/manifest.js';
+import { getPartitionState } from '../metadata/partition-state.js';
+import { deleteSweepMarks, getSweepMarks, putSweepMarks } from './maintenance-store.js';
+import { forEachLimited } from './partition-snapshot.js';
+
+export interface SweepResult {
+  readonly listedObjects: number;
+  readonly deletedObjects: number;
+  /** Unreferenced objects waiting for their grace period. */
+  readonly pendingObjects: number;
+  /** Whether the whole topic folder was listed (false when stopped early). */
+  readonly complete: boolean;
+}
+
+const LIST_PAGE = 1000;
+const DELETE_OBJECTS_LIMIT = 1000;
+/** Marks kept per topic: bounded so the SWEEP item stays far below DynamoDB's 400 KB. */
+const MAX_MARKS = 2000;
+const READ_CONCURRENCY = 8;
+const SEGMENT_OBJECT = /^(\d+)\/(\d{20})-/;
+
+export function topicObjectPrefix(prefix: string, topic: string): string {
+  return `${prefix ? `${prefix}/` : ''}${topic}/`;
+}
+
+async function deleteObjects(ctx: SluiceContext, keys: readonly string[]): Promise<void> {
+  for (let i = 0; i < keys.length; i += DELETE_OBJECTS_LIMIT) {
+    const chunk = keys.slice(i, i + DELETE_OBJECTS_LIMIT).map((Key) => ({ Key }));
+    await ctx.s3.send(new DeleteObjectsCommand({ Bucket: ctx.bucket, Delete: { Objects: chunk, Quiet: true } }));
+  }
+}
+
+/** Every object key any item of the topic's partitions references, and each partition's nextOffset (read first). */
+async function topicReferences(
+  ctx: SluiceContext,
+  topic: string,
+  partitions: number,
+): Promise<{ refs: Set<string>; nextOffsets: Map<number, number> }> {
+  const refs = new Set<string>();
+  const nextOffsets = new Map<number, number>();
+  await forEachLimited(
+    Array.from({ length: partitions }, (_, p) => p),
+    READ_CONCURRENCY,
+    async (p) => {
+      const state = await getPartitionState(ctx, topic, p);
+      for await (const item of allSegmentItems(ctx, topic, p)) {
+        refs.add(item.objectKey);
+        if (item.indexKey) refs.add(item.indexKey);
+        if (item.timeIndexKey) refs.add(item.timeIndexKey);
+      }
+      nextOffsets.set(p, state.nextOffset);
+    },
+  );
+  return { refs, nextOffsets };
+}
+
+/** One sweep of a topic's folder; stops listing when `shouldStop()` and resumes from scratch next time. */
+export async function sweepTopic(
+  ctx: SluiceContext,
+  topic: string,
+  partitions: number,
+  shouldStop: () => boolean = () => false,
+): Promise<SweepResult> {
+  const folder = topicObjectPrefix(ctx.prefix, topic);
+  const { refs, nextOffsets } = await topicReferences(ctx, topic, partitions);
+  const marks = await getSweepMarks(ctx, topic);
+  const now = ctx.now();
+  const nextMarks: Record<string, number> = {};
+  const due: string[] = [];
+  let listedObjects = 0;
+  let lastKey = '';
+  let complete = false;
+  let token: string | undefined;
+  while (!shouldStop()) {
+    const page = await ctx.s3.send(
+      new ListObjectsV2Command({ Bucket: ctx.bucket, Prefix: folder, ContinuationToken: token, MaxKeys: LIST_PAGE }),
+    );
+    for (const object of page.Contents ?? []) {
+      if (!object.Key) continue;
+      listedObjects++;
+      lastKey = object.Key;
+      if (!isCollectable(ctx, object, folder, refs, nextOffsets, now)) continue;
+      const firstSeen = marks[object.Key] ?? now;
+      if (now - firstSeen >= ctx.graceMs) due.push(object.Key);
+      else nextMarks[object.Key] = firstSeen;
+    }
+    token = page.NextContinuationToken;
+    if (!page.IsTruncated || !token) {
+      complete = true;
+      break;
+    }
+  }
+  // Marks of objects this sweep did not reach stay as they were.
+  if (!complete) for (const [key, seen] of Object.entries(marks)) if (key > lastKey) nextMarks[key] ??= seen;
+  const kept = Object.entries(nextMarks)
+    .sort((a, b) => a[1] - b[1])
+    .slice(0, MAX_MARKS);
+  await deleteObjects(ctx, due);
+  await putSweepMarks(ctx, topic, Object.fromEntries(kept));
+  return { listedObjects, deletedObjects: due.length, pendingObjects: kept.length, complete };
+}
+
+function isCollectable(
+  ctx: SluiceContext,
+  object: _Object,
+  folder: string,
+  refs: ReadonlySet<string>,
+  nextOffsets: ReadonlyMap<number, number>,
+  now: number,
+): boolean {
+  const key = object.Key!;
+  if (refs.has(key)) return false;
+  const segment = SEGMENT_OBJECT.exec(key.slice(folder.length));
+  if (segment) {
+    const nextOffset = nextOffsets.get(Number(segment[1]));
+    // A partition added after the topic was read, or a writer that may still commit: keep.
+    if (nextOffset === undefined || Number(segment[2]) >= nextOffset) return false;
+  }
+  const written = object.LastModified?.getTime() ?? now;
+  return now - written >= ctx.graceMs;
+}
+
+/** Deletes every object under the topic's folder and the topic's sweep marks (topic deletion). */
+export async function deleteTopicObjects(ctx: SluiceContext, topic: string): Promise<number> {
+  const folder = topicObjectPrefix(ctx.prefix, topic);
+  let deleted = 0;
+  // Each round deletes what it listed, so listing again from the start needs no continuation token.
+  for (;;) {
+    const listed = await ctx.s3.send(new ListObjectsV2Command({ Bucket: ctx.bucket, Prefix: folder, MaxKeys: LIST_PAGE }));
+    const keys = (listed.Contents ?? []).flatMap((o) => (o.Key ? [o.Key] : []));
+    if (keys.length === 0) break;
+    await deleteObjects(ctx, keys);
+    deleted += keys.length;
+  }
+  await deleteSweepMarks(ctx, topic);
+  return deleted;
+}
+
+/**
+ * Finishes topic deletions a crash interrupted: a topic folder whose topic item is gone loses its
+ * objects, partition STATE and manifest items. Only what is older than the grace period goes
+ * (objects by LastModified, items by createdAt, STATE by lease expiry), so a topic re-created
+ * under the same name meanwhile keeps everything it wrote.
+ */
+export async function sweepDeletedTopics(ctx: SluiceContext, shouldStop: () => boolean = () => false): Promise<string[]> {
+  const root = ctx.prefix ? `${ctx.prefix}/` : '';
+  const finished: string[] = [];
+  let token: string | undefined;
+  do {
+    if (shouldStop()) break;
+    const page = await ctx.s3.send(
+      new ListObjectsV2Command({ Bucket: ctx.bucket, Prefix: root, Delimiter: '/', ContinuationToken: token }),
+    );
+    for (const common of page.CommonPrefixes ?? []) {
+      const topic = common.Prefix?.slice(root.length, -1);
+      if (!topic || shouldStop()) continue;
+      if (await topicExists(ctx, topic)) continue;
+      await finishTopicDeletion(ctx, topic, ctx.now() - ctx.graceMs);
+      finished.push(topic);
+    }
+    token = page.IsTruncated ? page.NextContinuationToken : undefined;
+  } while (token);
+  return finished;
+}
+
+// Read directly (not through topics.ts, which imports this module for topic deletion).
+async function topicExists(ctx: SluiceContext, topic: string): Promise<boolean> {
+  const out = await ctx.ddb.send(new GetCommand({ TableName: ctx.table, Key: topicKey(topic), ConsistentRead: true }));
+  return out.Item !== undefined;
+}
+
+async function finishTopicDeletion(ctx: SluiceContext, topic: string, cutoff: number): Promise<void> {
+  const folder = topicObjectPrefix(ctx.prefix, topic);
+  const partitions = new Set<number>();
+  const old: string[] = [];
+  let token: string | undefined;
+  do {
+    const page = await ctx.s3.send(new ListObjectsV2Command({ Bucket: ctx.bucket, Prefix: folder, ContinuationToken: token }));
+    for (const object of page.Contents ?? []) {
+      if (!object.Key) continue;
+      const p = /^(\d+)\//.exec(object.Key.slice(folder.length));
+      if (p) partitions.add(Number(p[1]));
+      if ((object.LastModified?.getTime() ?? ctx.now()) < cutoff) old.push(object.Key);
+    }
+    token = page.IsTruncated ? page.NextContinuationToken : undefined;
+  } while (token);
+  for (const p of partitions) {
+    await conditionalDelete(ctx, stateKey(topic, p), 'attribute_not_exists(expiresAt) OR expiresAt < :cutoff', cutoff);
+    for await (const item of allSegmentItems(ctx, topic, p)) {
+      if (item.createdAt < cutoff) await conditionalDelete(ctx, segmentKey(topic, p, item.baseOffset), 'createdAt < :cutoff', cutoff);
+    }
+  }
+  await deleteObjects(ctx, old);
+  if (old.length > 0) await deleteSweepMarks(ctx, topic);
+}
+
+async function conditionalDelete(ctx: SluiceContext, key: { pk: string; sk: string }, condition: string, cutoff: number): Promise<void> {
+  try {
+    await ctx.ddb.send(
+      new DeleteCommand({ TableName: ctx.table, Key: key, ConditionExpression: condition, ExpressionAttributeValues: { ':cutoff': cutoff } }),
+    );
+  } catch (e) {
+    if (!isConditionalCheckFailed(e)) throw e;
+  }
+}
