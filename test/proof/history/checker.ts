@@ -1,0 +1,77 @@
+// Checks a recorded History against the final log of each partition (read after the run): the
+// log is linearizable as a per-partition append-only sequence.
+//   1. acknowledged ⇒ present: every ok produce's values are at its baseOffset, in order;
+//   2. nothing definitely refused is present; an unknown (info) produce is present whole or not at all;
+//   3. no duplicates: no value appears twice (idempotent retries re-send the same values);
+//   4. order = acknowledgement order: if A completed before B was invoked, A's offset < B's
+//      (also for unknown produces that landed: everything acknowledged before they were sent precedes them);
+//   5. fetches never show uncommitted data: every record a fetch returned is, in the final log, at
+//      that offset with that value; a fetch sees every append acknowledged before it was invoked
+//      (its high watermark is at least that append's end) and none invoked after it completed.
+import type { FetchOp, HistoryOp, ProduceOp } from './history.js';
+
+export interface CheckReport {
+  readonly errors: string[];
+  readonly counts: Record<string, number>;
+}
+
+export function checkHistory(ops: readonly HistoryOp[], finalLogs: ReadonlyMap<number, readonly string[]>): CheckReport {
+  const errors: string[] = [];
+  const fail = (m: string) => errors.length < 50 && errors.push(m);
+  const counts: Record<string, number> = { produceOk: 0, produceFail: 0, produceInfo: 0, produceInfoLanded: 0, fetchOk: 0, recordsFetched: 0 };
+
+  for (const [partition, log] of finalLogs) {
+    const offsetOf = new Map<string, number>();
+    log.forEach((v, i) => {
+      if (offsetOf.has(v)) fail(`p${partition}: ${v} duplicated at ${offsetOf.get(v)} and ${i}`);
+      else offsetOf.set(v, i);
+    });
+    const produces = ops.filter((o): o is ProduceOp => o.kind === 'produce' && o.partition === partition);
+    // Where each produce landed (undefined = not in the log).
+    const landedAt = new Map<ProduceOp, number>();
+    for (const op of produces) {
+      const at = offsetOf.get(op.values[0]);
+      if (op.outcome === 'ok') {
+        counts.produceOk++;
+        if (at !== op.baseOffset) fail(`p${partition}: acknowledged ${op.values[0]} at ${op.baseOffset}, final log has it at ${at}`);
+      } else counts[op.outcome === 'fail' ? 'produceFail' : 'produceInfo']++;
+      if (at === undefined) continue;
+      op.values.forEach((v, i) => {
+        if (log[at + i] !== v) fail(`p${partition}: batch ${op.values[0]} not whole at ${at} (${i}: ${log[at + i]})`);
+      });
+      landedAt.set(op, at);
+      // A definite refusal is fine when another attempt of the same (idempotent) batch landed it.
+      const other = produces.some((o) => o !== op && o.values[0] === op.values[0] && o.outcome !== 'fail');
+      if (op.outcome === 'fail' && !other) fail(`p${partition}: refused ${op.values[0]} (${op.error}) is in the log at ${at}`);
+      if (op.outcome === 'info' && !other) counts.produceInfoLanded++;
+    }
+    const firstSent = new Map<string, number>();
+    for (const op of produces) {
+      for (const v of op.values) firstSent.set(v, Math.min(firstSent.get(v) ?? Infinity, op.invoke));
+    }
+    const acked = produces.filter((o) => o.outcome === 'ok').sort((a, b) => a.complete - b.complete);
+    for (const b of landedAt.keys()) {
+      for (const a of acked) {
+        if (a.complete >= b.invoke) break;
+        if (a.values[0] === b.values[0]) continue;
+        if (a.baseOffset! >= landedAt.get(b)!) fail(`p${partition}: ${a.values[0]} acknowledged before ${b.values[0]} was sent, but at ${a.baseOffset} >= ${landedAt.get(b)}`);
+      }
+    }
+    for (const f of ops.filter((o): o is FetchOp => o.kind === 'fetch' && o.partition === partition && o.outcome === 'ok')) {
+      counts.fetchOk++;
+      for (const r of f.records!) {
+        counts.recordsFetched++;
+        if (log[r.offset] !== r.value) fail(`p${partition}: fetch returned ${r.value} at ${r.offset}; final log has ${log[r.offset]}`);
+      }
+      for (const a of acked) {
+        if (a.complete >= f.invoke) break;
+        if (f.highWatermark! < a.baseOffset! + a.values.length) fail(`p${partition}: fetch at ${f.invoke.toFixed(0)} saw highWatermark ${f.highWatermark} below ${a.values[0]} acknowledged earlier`);
+      }
+      for (const r of f.records!) {
+        const sent = firstSent.get(r.value);
+        if (sent === undefined || sent > f.complete) fail(`p${partition}: fetch returned ${r.value} before it was produced`);
+      }
+    }
+  }
+  return { errors, counts };
+}
