@@ -74,10 +74,10 @@ function isShared(item: StoredSegmentItem, partitionFolder: string): boolean {
 
 /**
  * The runs to merge, in offset order. A run is consecutive, dense, within the byte limit and the
- * time span. A run is merged only when its largest item is at most the rest of it together
- * (oldest items are dropped from the run until that holds), so every rewrite at least doubles
- * the segment holding a byte: each byte is rewritten O(log(segment size / append size)) times,
- * not once per small append that follows a big segment.
+ * time span. A run is merged only when the rest of it is at least half its largest item
+ * (oldest items are dropped from the run until that holds), so every rewrite grows the segment
+ * holding a byte by half at least: each byte is rewritten O(log(segment size / append size))
+ * times, not once per small append that follows a big segment.
  */
 export function planMergeRuns(
   snapshot: PartitionSnapshot,
@@ -95,7 +95,8 @@ export function planMergeRuns(
   const flush = () => {
     let r = run;
     let total = bytes;
-    while (r.length > 1 && 2 * Math.max(...r.map((i) => i.size)) > total) {
+    while (r.length > 1 && 3 * Math.max(...r.map((i) => i.size)) > 2 * total) {
+      if (isShared(r[0], partitionFolder)) runs.push([r[0]]);
       total -= r[0].size;
       r = r.slice(1);
     }
