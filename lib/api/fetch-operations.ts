@@ -5,7 +5,7 @@
 // item (one strongly consistent GetItem, no S3 request) every LONG_POLL_INTERVAL_MS until the log
 // end moves or the wait runs out, as a Kafka broker holds a fetch until fetch.min.bytes arrive.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { SluiceContext } from '../context.js';
 import { listOffsets } from '../log/list-offsets.js';
 import { readRecords, type ReadResult } from '../log/read.js';

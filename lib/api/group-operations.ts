@@ -14,7 +14,7 @@
 //   DELETE /v1/groups/{group}                             -> 204
 // Group ids and client ids are 1–249 characters of [a-zA-Z0-9._-]; sessionTimeoutMs is
 // 1000–300000 (default 10000). Coordinator semantics are documented in lib/groups/*.
-import { z } from 'zod';
+import * as z from 'zod';
 import { validateTopicName } from '../metadata/topics.js';
 import { ASSIGNOR_NAMES, normalizeAssignor } from '../groups/assignors/types.js';
 import { deleteGroup } from '../groups/delete-group.js';

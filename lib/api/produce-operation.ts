@@ -6,7 +6,7 @@
 //   - a key: Kafka's default partitioner, murmur2(key bytes) & 0x7fffffff % partitions;
 //   - no key: sticky per request — every keyless record of one request goes to one partition,
 //     and successive requests to the topic move round-robin across partitions (per process).
-import { z } from 'zod';
+import * as z from 'zod';
 import type { SluiceContext } from '../context.js';
 import { appendToPartitions } from '../log/append.js';
 import { getTopicCached, validateTopicName, type TopicMetadata } from '../metadata/topics.js';

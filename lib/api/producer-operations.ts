@@ -1,7 +1,7 @@
 // POST /v1/producers — Kafka's InitProducerId: a fresh producer id (epoch 0) for idempotent
 // producing. The producer then sends producerId, producerEpoch and per-partition sequences
 // with each produce, and a retried batch is acknowledged with its original offsets.
-import { z } from 'zod';
+import * as z from 'zod';
 import { allocateProducerId } from '../metadata/producer-ids.js';
 import type { Operation } from './operation.js';
 import { parseInput } from './validation.js';

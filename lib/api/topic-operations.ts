@@ -5,7 +5,7 @@
 //   GET    /v1/topics/{topic}                                             -> config + per-partition state
 //   POST   /v1/topics/{topic}/partitions    {count}: the new total        -> {name, partitions, config}
 //   DELETE /v1/topics/{topic}                                             -> 204, data deleted
-import { z } from 'zod';
+import * as z from 'zod';
 import type { SluiceContext } from '../context.js';
 import { getPartitionState } from '../metadata/partition-state.js';
 import { addPartitions, createTopic, deleteTopic, listTopics, requireTopic, validateTopicName } from '../metadata/topics.js';

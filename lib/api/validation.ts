@@ -1,7 +1,7 @@
 // Request validation: zod schemas shared by the operations, and `parseInput`, which turns every
 // schema failure into one INVALID_REQUEST naming the offending fields. Operations parse their
 // whole input before touching storage, so bad input never changes stored state.
-import { z } from 'zod';
+import * as z from 'zod';
 import { SluiceError } from './errors.js';
 
 /** Largest numbers accepted anywhere: offsets and ids are JSON numbers, exact below 2^53. */
