@@ -49,7 +49,7 @@ export class Ledger {
   /** Records one reply for the batch (a retry of the same batch calls this again). Returns true when acknowledged. */
   settle(attempt: Attempt, result: PartitionAppendResult | { error: unknown }): boolean {
     if ('error' in result) {
-      const code = (result.error as SluiceError).code ?? 'THROWN';
+      const code: string = (result.error as SluiceError).code ?? 'THROWN';
       attempt.errors.push(code);
       if (AMBIGUOUS_CODES.has(code) || code === 'THROWN') attempt.ambiguous = true;
       return false;

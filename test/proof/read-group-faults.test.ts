@@ -76,7 +76,7 @@ async function withRetries<T>(
     if (crashed() && client.skew === 0) {
       const next = successorOf(shared, 0);
       client.ctx = next.ctx;
-      client.skew = next.skew;
+      client.skew = next.skewMs;
     }
     try {
       return { ok: true, value: await op(client.ctx) };
