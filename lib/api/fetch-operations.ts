@@ -9,6 +9,7 @@ import * as z from 'zod';
 import type { SluiceContext } from '../context.js';
 import { listOffsets } from '../log/list-offsets.js';
 import { readRecords, type ReadResult } from '../log/read.js';
+import { metrics } from '../observability/metrics.js';
 import { getPartitionState } from '../metadata/partition-state.js';
 import { getTopicCached, validateTopicName } from '../metadata/topics.js';
 import { encodeBytes } from './encoding.js';
@@ -66,7 +67,18 @@ async function fetchRecords(ctx: SluiceContext, raw: Record<string, unknown>) {
     if (moved) result = await read();
   }
 
-  return toResponse(result, input.offset, input.encoding);
+  const response = toResponse(result, input.offset, input.encoding);
+  metrics.fetched(response.records.length, payloadBytes(result, input.offset, response.nextOffset));
+  return response;
+}
+
+/** Key and value bytes of the records answered (the BytesOut metric). */
+function payloadBytes(result: ReadResult, from: number, to: number): number {
+  let bytes = 0;
+  for (const r of result.records) {
+    if (r.offset >= from && r.offset < to) bytes += (r.key?.length ?? 0) + (r.value?.length ?? 0);
+  }
+  return bytes;
 }
 
 /**
