@@ -2,21 +2,24 @@
 // remove manifest items; crashed or fenced writers leave objects no committed item ever pointed
 // at. Both kinds are deleted here, by one rule, per topic:
 //
-//   an object under <prefix>/<topic>/ is deleted when no manifest item of any partition of the
-//   topic references it (as .log, .index or .timeindex), it is older than the grace period (S3
-//   LastModified), a sweep saw it unreferenced at least the grace period ago (the first sighting
-//   is kept in MAINTENANCE / SWEEP#<topic>, see maintenance-store.ts), and, when it is a
-//   partition's segment object `<p>/<base20>-...`, its base offset is below that partition's
-//   nextOffset read before the manifest (a writer at or above nextOffset may still commit it).
+//   a segment object <prefix>/<topic>/<p>/<base20>-... is deleted when no manifest item of any
+//   partition of the topic references it (as .log, .index or .timeindex), it is older than the
+//   grace period (S3 LastModified), a sweep saw it unreferenced at least the grace period ago
+//   (the first sighting is kept in MAINTENANCE / SWEEP#<topic>, see maintenance-store.ts), and
+//   its base offset is below partition p's nextOffset read before the manifest (a writer at or
+//   above nextOffset may still commit it).
 //
-// Checking references across all partitions of the topic keeps objects shared by several
-// partitions' items (one object per produce request) until the last item pointing at them is
-// gone. The first-sighting mark is what makes the grace period start when an object became
-// unreferenced rather than when it was written, so a fetch that read a manifest item just before
-// retention or compaction removed it still finds the object.
+// Shared produce objects (produce-object.ts: `<prefix>/_produce/<hour>/...`, one object per
+// multi-partition produce request, referenced by several partitions' items of one topic) are
+// swept by sweepSharedObjects with the same rule, the references read from every partition of
+// every topic, so a shared object stays until the last item pointing at any range of it is gone
+// (compaction rewrites those ranges into per-partition segments). The first-sighting mark makes
+// the grace period start when an object became unreferenced rather than when it was written, so
+// a fetch that read a manifest item just before retention or compaction removed it still finds
+// the object.
 //
-// Deleting a topic deletes everything under <prefix>/<topic>/; a deletion interrupted by a crash
-// is finished by sweepDeletedTopics: topic folders with no topic item.
+// Deleting a topic deletes every partition folder under <prefix>/<topic>/; a deletion interrupted
+// by a crash is finished by sweepDeletedTopics: topic folders with no topic item.
 import { DeleteObjectsCommand, ListObjectsV2Command, type _Object } from '@aws-sdk/client-s3';
 import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { SluiceContext } from '../context.js';
@@ -24,8 +27,10 @@ import { isConditionalCheckFailed } from '../metadata/aws-errors.js';
 import { segmentKey, stateKey, topicKey } from '../metadata/keys.js';
 import { allSegmentItems } from '../metadata/manifest.js';
 import { getPartitionState } from '../metadata/partition-state.js';
+import type { TopicMetadata } from '../metadata/topics.js';
 import { deleteSweepMarks, getSweepMarks, putSweepMarks } from './maintenance-store.js';
 import { forEachLimited } from './partition-snapshot.js';
+import { sharedProduceFolder } from './produce-object.js';
 
 export interface SweepResult {
   readonly listedObjects: number;
@@ -41,7 +46,12 @@ const DELETE_OBJECTS_LIMIT = 1000;
 /** Marks kept per topic: bounded so the SWEEP item stays far below DynamoDB's 400 KB. */
 const MAX_MARKS = 2000;
 const READ_CONCURRENCY = 8;
+/** A partition's own segment object, relative to the topic folder: `<partition>/<base20>-...`. */
 const SEGMENT_OBJECT = /^(\d+)\/(\d{20})-/;
+/** Anything in a partition folder of a topic folder (other folders there are not the topic's). */
+const PARTITION_OBJECT = /^(\d+)\//;
+/** Marks of the shared produce objects live under this pseudo topic (not a legal topic name). */
+const SHARED_MARKS = '~shared';
 
 export function topicObjectPrefix(prefix: string, topic: string): string {
   return `${prefix ? `${prefix}/` : ''}${topic}/`;
@@ -134,28 +144,92 @@ function isCollectable(
 ): boolean {
   const key = object.Key!;
   if (refs.has(key)) return false;
+  // Only the partitions' own segment objects: e.g. `_produce/<hour>/` under a topic named
+  // `_produce` holds shared objects of every topic.
   const segment = SEGMENT_OBJECT.exec(key.slice(folder.length));
-  if (segment) {
-    const nextOffset = nextOffsets.get(Number(segment[1]));
-    // A partition added after the topic was read, or a writer that may still commit: keep.
-    if (nextOffset === undefined || Number(segment[2]) >= nextOffset) return false;
-  }
+  if (!segment) return false;
+  const nextOffset = nextOffsets.get(Number(segment[1]));
+  // A partition added after the topic was read, or a writer that may still commit: keep.
+  if (nextOffset === undefined || Number(segment[2]) >= nextOffset) return false;
   const written = object.LastModified?.getTime() ?? now;
   return now - written >= ctx.graceMs;
 }
 
-/** Deletes every object under the topic's folder and the topic's sweep marks (topic deletion). */
+/**
+ * One sweep of the shared produce objects: those past the grace period that no item of any
+ * partition of any topic references are marked, and deleted once marked for the grace period.
+ * The manifests are read only when there is an old object to decide on.
+ */
+export async function sweepSharedObjects(
+  ctx: SluiceContext,
+  topics: readonly TopicMetadata[],
+  shouldStop: () => boolean = () => false,
+): Promise<SweepResult> {
+  const folder = sharedProduceFolder(ctx.prefix);
+  const now = ctx.now();
+  const old: string[] = [];
+  let listedObjects = 0;
+  let complete = false;
+  let token: string | undefined;
+  // Keys sort by hour folder, so the oldest come first; stop at the first recent page.
+  while (!shouldStop() && old.length < MAX_MARKS) {
+    const page = await ctx.s3.send(new ListObjectsV2Command({ Bucket: ctx.bucket, Prefix: folder, ContinuationToken: token, MaxKeys: LIST_PAGE }));
+    for (const object of page.Contents ?? []) {
+      listedObjects++;
+      if (object.Key && now - (object.LastModified?.getTime() ?? now) >= ctx.graceMs) old.push(object.Key);
+    }
+    token = page.NextContinuationToken;
+    if (!page.IsTruncated || !token) {
+      complete = true;
+      break;
+    }
+  }
+  const marks = await getSweepMarks(ctx, SHARED_MARKS);
+  if (old.length === 0) {
+    if (complete && Object.keys(marks).length > 0) await putSweepMarks(ctx, SHARED_MARKS, {});
+    return { listedObjects, deletedObjects: 0, pendingObjects: 0, complete };
+  }
+  const refs = new Set<string>();
+  for (const topic of topics) {
+    if (shouldStop()) return { listedObjects, deletedObjects: 0, pendingObjects: Object.keys(marks).length, complete: false };
+    await forEachLimited(
+      Array.from({ length: topic.partitions }, (_, p) => p),
+      READ_CONCURRENCY,
+      async (p) => {
+        for await (const item of allSegmentItems(ctx, topic.name, p)) if (item.objectKey.startsWith(folder)) refs.add(item.objectKey);
+      },
+    );
+  }
+  const due: string[] = [];
+  const nextMarks: Record<string, number> = {};
+  for (const key of old) {
+    if (refs.has(key)) continue;
+    const firstSeen = marks[key] ?? now;
+    if (now - firstSeen >= ctx.graceMs) due.push(key);
+    else nextMarks[key] = firstSeen;
+  }
+  await deleteObjects(ctx, due);
+  await putSweepMarks(ctx, SHARED_MARKS, nextMarks);
+  return { listedObjects, deletedObjects: due.length, pendingObjects: Object.keys(nextMarks).length, complete };
+}
+
+/**
+ * Deletes every object in the topic's partition folders (`<topic>/<p>/`, whatever p, so also
+ * partitions above the count or left by an older incarnation) and the topic's sweep marks.
+ * Topic deletion calls it after the partitions' items are gone; shared produce objects the topic
+ * used become unreferenced and go with the shared sweep.
+ */
 export async function deleteTopicObjects(ctx: SluiceContext, topic: string): Promise<number> {
   const folder = topicObjectPrefix(ctx.prefix, topic);
   let deleted = 0;
-  // Each round deletes what it listed, so listing again from the start needs no continuation token.
-  for (;;) {
-    const listed = await ctx.s3.send(new ListObjectsV2Command({ Bucket: ctx.bucket, Prefix: folder, MaxKeys: LIST_PAGE }));
-    const keys = (listed.Contents ?? []).flatMap((o) => (o.Key ? [o.Key] : []));
-    if (keys.length === 0) break;
+  let token: string | undefined;
+  do {
+    const page = await ctx.s3.send(new ListObjectsV2Command({ Bucket: ctx.bucket, Prefix: folder, ContinuationToken: token, MaxKeys: LIST_PAGE }));
+    const keys = (page.Contents ?? []).flatMap((o) => (o.Key && PARTITION_OBJECT.test(o.Key.slice(folder.length)) ? [o.Key] : []));
     await deleteObjects(ctx, keys);
     deleted += keys.length;
-  }
+    token = page.IsTruncated ? page.NextContinuationToken : undefined;
+  } while (token);
   await deleteSweepMarks(ctx, topic);
   return deleted;
 }
@@ -201,10 +275,10 @@ async function finishTopicDeletion(ctx: SluiceContext, topic: string, cutoff: nu
   do {
     const page = await ctx.s3.send(new ListObjectsV2Command({ Bucket: ctx.bucket, Prefix: folder, ContinuationToken: token }));
     for (const object of page.Contents ?? []) {
-      if (!object.Key) continue;
-      const p = /^(\d+)\//.exec(object.Key.slice(folder.length));
-      if (p) partitions.add(Number(p[1]));
-      if ((object.LastModified?.getTime() ?? ctx.now()) < cutoff) old.push(object.Key);
+      const p = object.Key ? PARTITION_OBJECT.exec(object.Key.slice(folder.length)) : null;
+      if (!p) continue; // not a partition folder (e.g. the shared `_produce/<hour>/` folders)
+      partitions.add(Number(p[1]));
+      if ((object.LastModified?.getTime() ?? ctx.now()) < cutoff) old.push(object.Key!);
     }
     token = page.IsTruncated ? page.NextContinuationToken : undefined;
   } while (token);

@@ -1,6 +1,6 @@
 // The scheduled maintenance job (the retention Lambda; locally a timer in `npm start`): for every
 // partition of every topic, in a fixed order (topics by name, partitions 0..n-1, then the topic's
-// object sweep, finally the sweep of deleted topics' folders), it
+// object sweep; finally the sweep of shared produce objects and of deleted topics' folders), it
 //   1. finishes compaction swaps a crash interrupted (compaction.ts repairSwaps),
 //   2. applies retention.ms / retention.bytes (retention.ts),
 //   3. merges small segments (compaction.ts),
@@ -15,7 +15,7 @@
 import type { SluiceContext } from '../context.js';
 import { type TopicMetadata, listTopics } from '../metadata/topics.js';
 import { metrics } from '../observability/metrics.js';
-import { sweepDeletedTopics, sweepTopic } from './cleanup.js';
+import { sweepDeletedTopics, sweepSharedObjects, sweepTopic } from './cleanup.js';
 import { compactPartition, repairSwaps } from './compaction.js';
 import {
   type MaintenanceCursor,
@@ -50,7 +50,9 @@ export interface MaintenanceReport {
 }
 
 /** Sorts after every legal topic name (Kafka's topic characters are [a-zA-Z0-9._-]). */
-const DELETED_TOPICS_TASK = '~';
+const GLOBAL_TASKS = '~';
+const SHARED_OBJECTS_TASK = 0;
+const DELETED_TOPICS_TASK = 1;
 
 interface Task {
   readonly topic: string;
@@ -78,10 +80,11 @@ export async function runMaintenance(ctx: SluiceContext, options: MaintenanceOpt
   if (!(await tryAcquireMaintenanceLease(ctx, ctx.now() + options.timeLeftMs()))) return { ...report, outcome: 'busy' };
   try {
     const tasks: Task[] = [];
-    for (const meta of await listTopics(ctx)) {
+    const topics = await listTopics(ctx);
+    for (const meta of topics) {
       for (let p = 0; p <= meta.partitions; p++) tasks.push({ topic: meta.name, task: p, meta });
     }
-    tasks.push({ topic: DELETED_TOPICS_TASK, task: 0 });
+    tasks.push({ topic: GLOBAL_TASKS, task: SHARED_OBJECTS_TASK }, { topic: GLOBAL_TASKS, task: DELETED_TOPICS_TASK });
     const cursor = await getMaintenanceCursor(ctx);
     const start = cursor ? Math.max(0, tasks.findIndex((t) => compareCursor(t, cursor) >= 0)) : 0;
     const order = [...tasks.slice(start), ...tasks.slice(0, start)];
@@ -93,7 +96,7 @@ export async function runMaintenance(ctx: SluiceContext, options: MaintenanceOpt
         const index = next++;
         const task = order[index];
         try {
-          await runTask(ctx, task, report, shouldStop, options);
+          await runTask(ctx, task, topics, report, shouldStop, options);
         } catch (e) {
           report.errors.push(`${task.topic}/${task.task}: ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}`);
         }
@@ -127,12 +130,20 @@ type MutableReport = {
 async function runTask(
   ctx: SluiceContext,
   task: Task,
+  topics: readonly TopicMetadata[],
   report: MutableReport,
   shouldStop: () => boolean,
   options: MaintenanceOptions,
 ): Promise<void> {
-  if (task.topic === DELETED_TOPICS_TASK) {
-    report.sweep.deletedTopics += (await sweepDeletedTopics(ctx, shouldStop)).length;
+  if (task.topic === GLOBAL_TASKS) {
+    if (task.task === DELETED_TOPICS_TASK) {
+      report.sweep.deletedTopics += (await sweepDeletedTopics(ctx, shouldStop)).length;
+    } else {
+      const swept = await sweepSharedObjects(ctx, topics, shouldStop);
+      report.sweep.listedObjects += swept.listedObjects;
+      report.sweep.deletedObjects += swept.deletedObjects;
+      report.sweep.pendingObjects += swept.pendingObjects;
+    }
     return;
   }
   const meta = task.meta!;
