@@ -8,6 +8,8 @@ export interface MachineDescription {
   readonly node: string;
   readonly platform: string;
   readonly date: string;
+  /** 1-minute load average when the run started: other work on the machine skews every number. */
+  readonly loadAverage: number;
 }
 
 export function describeMachine(): MachineDescription {
@@ -19,6 +21,7 @@ export function describeMachine(): MachineDescription {
     node: process.version,
     platform: `${os.platform()} ${os.release()} ${os.arch()}`,
     date: new Date().toISOString(),
+    loadAverage: Math.round(os.loadavg()[0] * 100) / 100,
   };
 }
 
@@ -32,5 +35,6 @@ export function machineMarkdown(m: MachineDescription): string {
     `| Node.js | ${m.node} |`,
     `| OS | ${m.platform} |`,
     `| date | ${m.date} |`,
+    `| load average (1 min) at start | ${m.loadAverage} |`,
   ].join('\n');
 }

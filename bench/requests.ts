@@ -1,0 +1,64 @@
+// Storage requests per produce and per fetch, by kind, counted at the endpoints by an SDK
+// middleware (request-counter.ts), and the bytes stored per record. Runs the log layer
+// (appendToPartitions / readRecords) directly: the handlers add no storage requests of their own
+// on the warm path (topic metadata is cached).
+import { appendToPartitions } from '../lib/log/append.js';
+import { readRecords } from '../lib/log/read.js';
+import type { RecordInput } from '../lib/records/index.js';
+import { countStorageRequests } from './request-counter.js';
+import type { BenchStorage } from './storage.js';
+
+export type RequestCounts = Record<string, number>;
+
+export interface RequestsResult {
+  /** Average requests per warm produce request, by the number of partitions it touches. */
+  readonly produce: { readonly partitions: number; readonly requests: number; readonly perRequest: RequestCounts }[];
+  /** Requests per fetch at an offset of a partition of `segments` manifest items. */
+  readonly fetch: { readonly segments: number; readonly offset: number; readonly perFetch: RequestCounts }[];
+  /** S3 bytes written per record (RecordBatch framing included), by record value size and records per partition batch. */
+  readonly storedBytes: { readonly valueBytes: number; readonly recordsPerBatch: number; readonly s3BytesPerRecord: number }[];
+}
+
+const records = (n: number, valueBytes: number, tag: number): RecordInput[] =>
+  Array.from({ length: n }, (_, i) => ({ timestamp: 1_700_000_000_000 + i, key: Buffer.from(`k${tag}-${i}`), value: Buffer.alloc(valueBytes, 97) }));
+
+function average(counts: RequestCounts, n: number): RequestCounts {
+  return Object.fromEntries(Object.entries(counts).map(([k, v]) => [k, Math.round((v / n) * 100) / 100]));
+}
+
+export async function benchRequests(storage: BenchStorage, progress: (step: string) => void): Promise<RequestsResult> {
+  const produce: RequestsResult['produce'][number][] = [];
+  const storedBytes: RequestsResult['storedBytes'][number][] = [];
+  for (const partitions of [1, 8, 16]) {
+    progress(`produce requests touching ${partitions} partition(s)`);
+    const ctx = await storage.newContext();
+    const counter = countStorageRequests(ctx);
+    const request = (tag: number) => Array.from({ length: partitions }, (_, p) => ({ partition: p, records: records(4, 1024, tag) }));
+    await appendToPartitions(ctx, 't', request(0)); // cold: takes the leases
+    counter.reset();
+    const n = 20;
+    for (let i = 1; i <= n; i++) await appendToPartitions(ctx, 't', request(i));
+    produce.push({ partitions, requests: counter.total() / n, perRequest: average(counter.byKind(), n) });
+  }
+
+  progress('fetch cost in a 300-segment partition');
+  const ctx = await storage.newContext();
+  for (let i = 0; i < 300; i++) await appendToPartitions(ctx, 't', [{ partition: 0, records: records(1, 100, i) }]);
+  const fetch: RequestsResult['fetch'][number][] = [];
+  for (const offset of [3, 150, 290, 299]) {
+    const counter = countStorageRequests(ctx);
+    await readRecords(ctx, 't', 0, { offset, maxBytes: 1 << 20 });
+    fetch.push({ segments: 300, offset, perFetch: counter.byKind() });
+  }
+
+  progress('bytes stored per record');
+  for (const valueBytes of [100, 1024, 10240]) {
+    for (const recordsPerBatch of [1, 16, 256]) {
+      const c = await storage.newContext();
+      const counter = countStorageRequests(c);
+      await appendToPartitions(c, 't', [{ partition: 0, records: records(recordsPerBatch, valueBytes, 0) }]);
+      storedBytes.push({ valueBytes, recordsPerBatch, s3BytesPerRecord: Math.round((counter.putBytes / recordsPerBatch) * 10) / 10 });
+    }
+  }
+  return { produce, fetch, storedBytes };
+}
