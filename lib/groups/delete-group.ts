@@ -6,6 +6,7 @@ import { BatchWriteCommand, DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import type { SluiceContext } from '../context.js';
 import { SluiceError } from '../api/errors.js';
 import { isConditionalCheckFailed } from '../metadata/aws-errors.js';
+import { groupDirectoryKey } from '../metadata/keys.js';
 import { groupMetaKey, offsetKey } from './group-keys.js';
 import { MAX_UPDATE_ATTEMPTS } from './group-store.js';
 import { fetchCommittedOffsets } from './offsets.js';
@@ -31,7 +32,7 @@ export async function deleteGroup(ctx: SluiceContext, group: string): Promise<vo
     const state = await loadGroup(ctx, group);
     if (!state) {
       // Offsets left behind by a commit racing an earlier delete still make the group deletable.
-      if ((await deleteOffsets(ctx, group)) > 0) return;
+      if ((await deleteOffsets(ctx, group)) > 0) return removeFromDirectory(ctx, group);
       throw new SluiceError('GROUP_ID_NOT_FOUND', `group '${group}' does not exist`);
     }
     if (Object.keys(state.members).length > 0) {
@@ -51,7 +52,12 @@ export async function deleteGroup(ctx: SluiceContext, group: string): Promise<vo
       throw e;
     }
     await deleteOffsets(ctx, group);
-    return;
+    return removeFromDirectory(ctx, group);
   }
   throw new SluiceError('REQUEST_TIMED_OUT', `group '${group}' is too contended to delete; retry`);
+}
+
+/** Last step of a delete: a crash before it leaves a directory entry that listing skips. */
+async function removeFromDirectory(ctx: SluiceContext, group: string): Promise<void> {
+  await ctx.ddb.send(new DeleteCommand({ TableName: ctx.table, Key: groupDirectoryKey(group) }));
 }

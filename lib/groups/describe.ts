@@ -2,10 +2,14 @@
 // Describe first expires dead members (session-expiry.ts), so what it reports is what the next
 // heartbeat will see. List is a read-only paged Scan; a group whose members have all timed out is
 // listed as Empty, one with some timed out as PreparingRebalance.
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { BatchGetCommand, type BatchGetCommandOutput } from '@aws-sdk/lib-dynamodb';
 import type { SluiceContext } from '../context.js';
 import { SluiceError } from '../api/errors.js';
 import type { AssignorName, MemberAssignment } from './assignors/types.js';
+import { GROUPS_PK } from '../metadata/keys.js';
+import { queryAll } from '../metadata/query-all.js';
+import { groupMetaKey } from './group-keys.js';
 import { groupFromItem } from './group-store.js';
 import { groupStateName, type GroupState, type GroupStateName } from './group-state.js';
 import { fetchOffsetsWithLag, type OffsetWithLag } from './offsets.js';
@@ -84,30 +88,37 @@ export async function describeGroup(ctx: SluiceContext, group: string): Promise<
 
 export async function listGroups(ctx: SluiceContext): Promise<GroupListing[]> {
   const now = ctx.now();
+  const names: string[] = [];
+  const entries = queryAll(ctx, { KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': GROUPS_PK }, ConsistentRead: true });
+  for await (const entry of entries) names.push(entry.sk as string);
   const out: GroupListing[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await ctx.ddb.send(
-      new ScanCommand({
-        TableName: ctx.table,
-        FilterExpression: 'sk = :meta AND begins_with(pk, :prefix)',
-        ExpressionAttributeValues: { ':meta': 'META', ':prefix': 'GROUP#' },
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of page.Items ?? []) {
-      const stored = groupFromItem(item);
-      const { state, expired } = removeExpiredMembers(stored, now);
-      const live = Object.keys(state.members).length;
-      out.push({
-        group: stored.group,
-        state: live > 0 && expired.length > 0 ? 'PreparingRebalance' : groupStateName(state),
-        generation: stored.generation,
-        assignor: stored.assignor,
-        members: live,
-      });
-    }
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
+  for (const stored of await readGroups(ctx, names)) {
+    const { state, expired } = removeExpiredMembers(stored, now);
+    const live = Object.keys(state.members).length;
+    out.push({
+      group: stored.group,
+      state: live > 0 && expired.length > 0 ? 'PreparingRebalance' : groupStateName(state),
+      generation: stored.generation,
+      assignor: stored.assignor,
+      members: live,
+    });
+  }
   return out.sort((a, b) => (a.group < b.group ? -1 : a.group > b.group ? 1 : 0));
+}
+
+/** The META items of the named groups (BatchGet, 100 keys a call); names without one are skipped. */
+async function readGroups(ctx: SluiceContext, names: readonly string[]): Promise<GroupState[]> {
+  const groups: GroupState[] = [];
+  for (let i = 0; i < names.length; i += 100) {
+    let keys: Record<string, unknown>[] | undefined = names.slice(i, i + 100).map(groupMetaKey);
+    for (let attempt = 0; keys && keys.length > 0; attempt++) {
+      if (attempt > 0) await sleep(Math.min(1000, 25 * 2 ** attempt));
+      const out: BatchGetCommandOutput = await ctx.ddb.send(
+        new BatchGetCommand({ RequestItems: { [ctx.table]: { Keys: keys, ConsistentRead: true } } }),
+      );
+      for (const item of out.Responses?.[ctx.table] ?? []) groups.push(groupFromItem(item));
+      keys = out.UnprocessedKeys?.[ctx.table]?.Keys;
+    }
+  }
+  return groups;
 }

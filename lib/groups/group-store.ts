@@ -8,6 +8,7 @@ import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { SluiceContext } from '../context.js';
 import { SluiceError } from '../api/errors.js';
 import { isConditionalCheckFailed } from '../metadata/aws-errors.js';
+import { groupDirectoryKey } from '../metadata/keys.js';
 import { groupMetaKey } from './group-keys.js';
 import { MAX_GROUP_ITEM_BYTES, type GroupState } from './group-state.js';
 
@@ -46,6 +47,8 @@ export async function updateGroup<T>(
       if (Buffer.byteLength(JSON.stringify(item)) > MAX_GROUP_ITEM_BYTES) {
         throw new SluiceError('INVALID_REQUEST', `group '${group}' would exceed ${MAX_GROUP_ITEM_BYTES} bytes of state; use fewer members or topics`);
       }
+      // A new group enters the directory before its first write, so listing never misses it.
+      if (!current) await ctx.ddb.send(new PutCommand({ TableName: ctx.table, Item: { ...groupDirectoryKey(group), group } }));
       try {
         await ctx.ddb.send(
           new PutCommand({

@@ -1,7 +1,7 @@
 // Single-table layout of the Sluice metadata table (partition key `pk`, sort key `sk`, both strings).
 //
 //   pk                              sk                  item
-//   TOPIC#<topic>                   META                topic: partitions, config, createdAt
+//   TOPICS                          <topic>             topic: partitions, config, createdAt
 //   PART#<topic>#<partition>        STATE               partition state: nextOffset, logStartOffset,
 //                                                       lease owner/epoch/expiresAt, producer sequences
 //   PART#<topic>#<partition>        SEG#<base, 20 dig>  segment manifest item: object key + byte range
@@ -10,9 +10,14 @@
 //                                                       handovers — one item, so one conditional write per
 //                                                       change (lib/groups/group-state.ts)
 //   GROUP#<group>                   OFFSET#<topic>#<p>  committed offset + metadata
+//   GROUPS                          <group>             group directory entry (listing only)
 //   PRODUCER                        NEXT                producer id allocator
 //
-// Topic listing uses a Scan filtered on sk = META and pk prefix TOPIC#, paged; group listing likewise.
+// Listing topics and groups is a Query on a directory partition (TOPICS, GROUPS), never a Scan: a
+// Scan would read every manifest item and cost in proportion to the whole log. Topic items live in
+// the directory itself (few, small, read through a warm cache). A group's META is rewritten on every
+// heartbeat, so it keeps its own partition and the directory holds only a marker written before
+// the group's first META write and removed after its deletion.
 
 export const OFFSET_DIGITS = 20;
 
@@ -22,7 +27,8 @@ export function padOffset(offset: number): string {
   return String(offset).padStart(OFFSET_DIGITS, '0');
 }
 
-export const topicKey = (topic: string) => ({ pk: `TOPIC#${topic}`, sk: 'META' });
+export const TOPICS_PK = 'TOPICS';
+export const topicKey = (topic: string) => ({ pk: TOPICS_PK, sk: topic });
 export const partitionPk = (topic: string, partition: number) => `PART#${topic}#${partition}`;
 export const stateKey = (topic: string, partition: number) => ({ pk: partitionPk(topic, partition), sk: 'STATE' });
 export const SEGMENT_PREFIX = 'SEG#';
@@ -32,3 +38,5 @@ export const segmentKey = (topic: string, partition: number, baseOffset: number)
   sk: segmentSk(baseOffset),
 });
 export const groupPk = (group: string) => `GROUP#${group}`;
+export const GROUPS_PK = 'GROUPS';
+export const groupDirectoryKey = (group: string) => ({ pk: GROUPS_PK, sk: group });

@@ -1,13 +1,14 @@
-// Topic metadata: one item per topic in the single table (see keys.ts), `TOPIC#<topic>` / `META`:
+// Topic metadata: one item per topic in the single table (see keys.ts), `TOPICS` / `<topic>`:
 //   { pk, sk, name, partitions, config: TopicConfig, createdAt }
 // Partition state items are not written at creation: a partition without a STATE item is an
 // empty partition (nextOffset 0), so creating a topic of 1000 partitions is one write.
 // Topic config uses Kafka's names and defaults; only the keys Sluice honours are accepted.
-import { DeleteCommand, GetCommand, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { SluiceContext } from '../context.js';
 import { SluiceError } from '../api/errors.js';
 import { deletePartitionData } from '../log/delete-partition.js';
-import { topicKey } from './keys.js';
+import { TOPICS_PK, topicKey } from './keys.js';
+import { queryAll } from './query-all.js';
 
 /** Kafka's topic-level configs that Sluice implements, by their Kafka names. */
 export interface TopicConfig {
@@ -163,23 +164,16 @@ export async function requireTopic(ctx: SluiceContext, name: string): Promise<To
   return topic;
 }
 
-/** All topics, sorted by name (paged Scan: the table holds few topic items next to many others). */
+/** All topics, sorted by name: one Query on the topic directory partition (keys.ts). */
 export async function listTopics(ctx: SluiceContext): Promise<TopicMetadata[]> {
   const topics: TopicMetadata[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await ctx.ddb.send(
-      new ScanCommand({
-        TableName: ctx.table,
-        FilterExpression: 'sk = :meta AND begins_with(pk, :prefix)',
-        ExpressionAttributeValues: { ':meta': 'META', ':prefix': 'TOPIC#' },
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of page.Items ?? []) topics.push(fromItem(item));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return topics.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const items = queryAll(ctx, {
+    KeyConditionExpression: 'pk = :pk',
+    ExpressionAttributeValues: { ':pk': TOPICS_PK },
+    ConsistentRead: true,
+  });
+  for await (const item of items) topics.push(fromItem(item));
+  return topics;
 }
 
 /**
