@@ -241,24 +241,52 @@ export async function deleteTopicObjects(ctx: SluiceContext, topic: string): Pro
  * under the same name meanwhile keeps everything it wrote.
  */
 export async function sweepDeletedTopics(ctx: SluiceContext, shouldStop: () => boolean = () => false): Promise<string[]> {
-  const root = ctx.prefix ? `${ctx.prefix}/` : '';
   const finished: string[] = [];
-  let token: string | undefined;
-  do {
+  for await (const topic of topicFolders(ctx)) {
     if (shouldStop()) break;
+    if (await topicExists(ctx, topic)) continue;
+    if (await finishTopicDeletion(ctx, topic, ctx.now() - ctx.graceMs)) finished.push(topic);
+  }
+  return finished;
+}
+
+/** Names of the folders directly under the prefix (topics, and the shared `_produce`). */
+async function* topicFolders(ctx: SluiceContext): AsyncGenerator<string> {
+  const root = ctx.prefix ? `${ctx.prefix}/` : '';
+  let token: string | undefined;
+  let found = false;
+  do {
     const page = await ctx.s3.send(
-      new ListObjectsV2Command({ Bucket: ctx.bucket, Prefix: root, Delimiter: '/', ContinuationToken: token }),
+      new ListObjectsV2Command({ Bucket: ctx.bucket, Prefix: root || undefined, Delimiter: '/', ContinuationToken: token }),
     );
     for (const common of page.CommonPrefixes ?? []) {
-      const topic = common.Prefix?.slice(root.length, -1);
-      if (!topic || shouldStop()) continue;
-      if (await topicExists(ctx, topic)) continue;
-      await finishTopicDeletion(ctx, topic, ctx.now() - ctx.graceMs);
-      finished.push(topic);
+      const name = common.Prefix?.slice(root.length, -1);
+      if (name) {
+        found = true;
+        yield name;
+      }
     }
     token = page.IsTruncated ? page.NextContinuationToken : undefined;
   } while (token);
-  return finished;
+  if (found) return;
+  // Some emulators (s3rver) ignore the delimiter at the bucket root: skip from folder to folder
+  // instead ('0' sorts right after '/', so `<name>0` is past every `<name>/...` key).
+  // (A space sorts before every legal topic character; some emulators fail without StartAfter.)
+  let after = `${root} `;
+  for (;;) {
+    // (No MaxKeys: s3rver fails a truncated root listing; only the first key is used.)
+    const page = await ctx.s3.send(new ListObjectsV2Command({ Bucket: ctx.bucket, Prefix: root || undefined, StartAfter: after }));
+    const key = page.Contents?.[0]?.Key;
+    if (!key) return;
+    const slash = key.indexOf('/', root.length);
+    if (slash < 0) {
+      after = key;
+      continue;
+    }
+    const name = key.slice(root.length, slash);
+    yield name;
+    after = `${root}${name}0`;
+  }
 }
 
 // Read directly (not through topics.ts, which imports this module for topic deletion).
@@ -267,18 +295,17 @@ async function topicExists(ctx: SluiceContext, topic: string): Promise<boolean> 
   return out.Item !== undefined;
 }
 
-async function finishTopicDeletion(ctx: SluiceContext, topic: string, cutoff: number): Promise<void> {
+/** Removes what is older than `cutoff` in the deleted topic's partition folders; true if any was found. */
+async function finishTopicDeletion(ctx: SluiceContext, topic: string, cutoff: number): Promise<boolean> {
   const folder = topicObjectPrefix(ctx.prefix, topic);
-  const partitions = new Set<number>();
-  const old: string[] = [];
+  const partitions: number[] = [];
   let token: string | undefined;
   do {
-    const page = await ctx.s3.send(new ListObjectsV2Command({ Bucket: ctx.bucket, Prefix: folder, ContinuationToken: token }));
-    for (const object of page.Contents ?? []) {
-      const p = object.Key ? PARTITION_OBJECT.exec(object.Key.slice(folder.length)) : null;
-      if (!p) continue; // not a partition folder (e.g. the shared `_produce/<hour>/` folders)
-      partitions.add(Number(p[1]));
-      if ((object.LastModified?.getTime() ?? ctx.now()) < cutoff) old.push(object.Key!);
+    const page = await ctx.s3.send(new ListObjectsV2Command({ Bucket: ctx.bucket, Prefix: folder, Delimiter: '/', ContinuationToken: token }));
+    for (const common of page.CommonPrefixes ?? []) {
+      // Only partition folders: `_produce/<hour>/` holds shared objects of live topics.
+      const p = common.Prefix ? PARTITION_OBJECT.exec(common.Prefix.slice(folder.length)) : null;
+      if (p) partitions.push(Number(p[1]));
     }
     token = page.IsTruncated ? page.NextContinuationToken : undefined;
   } while (token);
@@ -287,9 +314,21 @@ async function finishTopicDeletion(ctx: SluiceContext, topic: string, cutoff: nu
     for await (const item of allSegmentItems(ctx, topic, p)) {
       if (item.createdAt < cutoff) await conditionalDelete(ctx, segmentKey(topic, p, item.baseOffset), 'createdAt < :cutoff', cutoff);
     }
+    const old: string[] = [];
+    let pageToken: string | undefined;
+    do {
+      const page = await ctx.s3.send(
+        new ListObjectsV2Command({ Bucket: ctx.bucket, Prefix: `${folder}${p}/`, ContinuationToken: pageToken, MaxKeys: LIST_PAGE }),
+      );
+      for (const object of page.Contents ?? []) {
+        if (object.Key && (object.LastModified?.getTime() ?? ctx.now()) < cutoff) old.push(object.Key);
+      }
+      pageToken = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (pageToken);
+    await deleteObjects(ctx, old);
   }
-  await deleteObjects(ctx, old);
-  if (old.length > 0) await deleteSweepMarks(ctx, topic);
+  if (partitions.length > 0) await deleteSweepMarks(ctx, topic);
+  return partitions.length > 0;
 }
 
 async function conditionalDelete(ctx: SluiceContext, key: { pk: string; sk: string }, condition: string, cutoff: number): Promise<void> {
