@@ -6,6 +6,7 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { SluiceContext } from '../context.js';
 import { SluiceError } from '../api/errors.js';
+import { deleteTopicObjects } from '../log/cleanup.js';
 import { deletePartitionData } from '../log/delete-partition.js';
 import { TOPICS_PK, topicKey } from './keys.js';
 import { queryAll } from './query-all.js';
@@ -205,6 +206,10 @@ export async function deleteTopic(ctx: SluiceContext, name: string): Promise<voi
     for (let p = start; p < Math.min(partitions, start + concurrency); p++) batch.push(deletePartitionData(ctx, name, p));
     await Promise.all(batch);
   }
+  // Any other partition folder of the topic and the maintenance job's sweep marks for it; shared
+  // produce objects it used go with the maintenance sweep once nothing references them, and a
+  // deletion cut short here is finished by the maintenance job (cleanup.ts sweepDeletedTopics).
+  await deleteTopicObjects(ctx, name);
 }
 
 /**
