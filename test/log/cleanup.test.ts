@@ -8,7 +8,7 @@ import { createContext, type SluiceContext } from '../../lib/context.js';
 import { appendToPartitions } from '../../lib/log/append.js';
 import { readPartitionSnapshot } from '../../lib/log/partition-snapshot.js';
 import { partitionPk, topicKey } from '../../lib/metadata/keys.js';
-import { createTopic } from '../../lib/metadata/topics.js';
+import { createTopic, deleteTopic } from '../../lib/metadata/topics.js';
 import { createTestContext, emulatorClients } from '../support/storage.js';
 import { appendValues, bucketKeys, type ClockedContext, expectConsistentPartition, runOnce, withClock } from './maintenance-support.js';
 import { crashError, isCommit, observeSdk } from './sdk-faults.js';
@@ -123,5 +123,32 @@ describe('cleanup', () => {
     }
     await expectConsistentPartition(ctx, 'kept', kept);
     expect((await bucketKeys(ctx)).length).toBe(1);
+  });
+  it('deleting a topic deletes its objects and items; its shared produce objects go once unreferenced', async () => {
+    const ctx = withClock(await createTestContext({ graceMs: 300 }));
+    await createTopic(ctx, 'other', 1);
+    const other = new Map([[await appendValues(ctx, 'other', ['o']), 'o']]);
+    await createTopic(ctx, 'gone', 3);
+    for (let i = 0; i < 3; i++) {
+      const results = await appendToPartitions(ctx, 'gone', [0, 1, 2].map((partition) => ({
+        partition,
+        records: [{ timestamp: ctx.now(), key: null, value: Buffer.from(`g${i}`) }],
+      })));
+      for (const r of results) if ('error' in r) throw r.error;
+    }
+    await settle(ctx); // compaction leaves per-partition segments and one shared object per partition's newest item
+    expect((await bucketKeys(ctx)).some((k) => k.startsWith('gone/'))).toBe(true);
+
+    await deleteTopic(ctx, 'gone');
+    expect((await bucketKeys(ctx)).filter((k) => k.startsWith('gone/'))).toEqual([]);
+    for (const p of [0, 1, 2]) {
+      const left = await ctx.ddb.send(
+        new QueryCommand({ TableName: ctx.table, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': partitionPk('gone', p) } }),
+      );
+      expect(left.Items).toEqual([]);
+    }
+    await settle(ctx);
+    expect(await bucketKeys(ctx)).toEqual((await referencedKeys(ctx, 'other', 1)).sort());
+    await expectConsistentPartition(ctx, 'other', other);
   });
 });
