@@ -11,6 +11,7 @@ import { createClients, createContext, settingsFromEnv, type ClientOptions } fro
 import { EMULATOR_CREDENTIALS, startEmulators, type Emulators } from './emulators.js';
 import { ensureBucket, ensureTable } from './provision.js';
 import { startServer } from './server.js';
+import { startMaintenanceTimer } from '../log/maintenance.js';
 import { partitionForKey } from '../partitioners/index.js';
 
 async function clientOptions(): Promise<{ options: ClientOptions; emulators?: Emulators; where: string }> {
@@ -42,6 +43,15 @@ async function main(): Promise<void> {
 
   const port = Number(process.env.PORT ?? 8080);
   const server = await startServer({ context, port, host: '127.0.0.1', log: (line) => console.log(line) });
+  // The EventBridge schedule's stand-in: retention, compaction and the orphan sweep (lib/log/maintenance.ts).
+  const maintenance = startMaintenanceTimer(
+    context,
+    Number(process.env.SLUICE_RETENTION_INTERVAL_MS || 60_000),
+    (r) => {
+      if (r.errors.length + r.retention.segments + r.compaction.merges + r.sweep.deletedObjects > 0) console.log(JSON.stringify({ message: 'maintenance', ...r }));
+    },
+    (e) => console.error(JSON.stringify({ level: 'ERROR', message: 'maintenance failed', error: String(e) })),
+  );
   const url = server.url;
   console.log(`Sluice listening on ${url} (${where}; bucket ${context.bucket}, table ${context.table})
 
@@ -55,6 +65,7 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     console.log(JSON.stringify({ message: 'stopping', signal }));
+    await maintenance.stop();
     await server.close();
     await emulators?.close();
     process.exit(0);
