@@ -88,6 +88,14 @@ describe('compaction', () => {
       if (i > 0) expect(e.timestamp).toBeGreaterThan(entries[i - 1].timestamp);
     });
     expect(entries[entries.length - 1]).toEqual({ timestamp: first.maxTimestamp, offset: first.lastOffset });
+
+    // A lookup in the middle of a compacted segment reads from where the time index points.
+    sdk.calls.length = 0;
+    const mid = Math.floor((first.baseOffset + first.lastOffset) / 2);
+    expect(await listOffsets(reader, topic, 0, t0 + mid * 10)).toEqual({ offset: mid, timestamp: t0 + mid * 10 });
+    const logGets = sdk.calls.filter((c) => c.command === 'GetObject' && String(c.input.Key).endsWith('.log'));
+    expect(logGets).toHaveLength(1);
+    expect(Number(/bytes=(\d+)-/.exec(String(logGets[0].input.Range))![1])).toBeGreaterThan(first.size / 4);
   });
 
   it('keeps each merged segment within segment.ms, and never merges the newest segment', async () => {

@@ -1,0 +1,56 @@
+// Kafka's offsetsForTimes inside one manifest item: the first record at or after `timestamp`
+// (and inside [logStartOffset, highWatermark)). With a `.timeindex` (compacted segments) the read
+// starts at the batch the time index points to, found through the `.index` (time-index.ts
+// explains why nothing before it can qualify), and proceeds in bounded windows, so a lookup in a
+// large segment reads a few KB rather than the whole segment. Without one (an appended batch,
+// small) the item is read from its start. Both index objects are immutable and cached.
+import type { SluiceContext } from '../context.js';
+import type { SegmentItem } from '../metadata/types.js';
+import { batchSizeAt, decodeBatchOf, decodeCompleteBatches } from './decode-segment.js';
+import { lookupOffsetIndex } from './offset-index.js';
+import { getObjectRange, getOffsetIndexObject } from './segment-fetch.js';
+import { lookupTimeIndex } from './time-index.js';
+import type { DecodedBatch } from '../records/index.js';
+
+/** Bytes read per GET while scanning for the timestamp. */
+const WINDOW_BYTES = 256 * 1024;
+
+export async function offsetForTimeInItem(
+  ctx: SluiceContext,
+  item: SegmentItem,
+  timestamp: number,
+  logStartOffset: number,
+  highWatermark: number,
+): Promise<{ offset: number; timestamp: number } | undefined> {
+  let at = item.position;
+  if (item.timeIndexKey && item.indexKey) {
+    const entry = lookupTimeIndex(item.baseOffset, await getOffsetIndexObject(ctx, item.timeIndexKey), timestamp);
+    if (entry.timestamp >= 0) at += lookupOffsetIndex(item.baseOffset, await getOffsetIndexObject(ctx, item.indexKey), entry.offset).position;
+  }
+  const end = item.position + item.size;
+  const match = (batches: readonly DecodedBatch[]) => {
+    for (const { header, records } of batches) {
+      if (header.maxTimestamp < timestamp) continue;
+      const hit = records.find((r) => r.timestamp >= timestamp && r.offset >= logStartOffset && r.offset < highWatermark);
+      if (hit) return { offset: hit.offset, timestamp: hit.timestamp };
+    }
+    return undefined;
+  };
+  while (at < end) {
+    const buf = await getObjectRange(ctx, { objectKey: item.objectKey, start: at, end: Math.min(end, at + WINDOW_BYTES) });
+    const { batches, end: used } = decodeCompleteBatches(item, buf);
+    const hit = match(batches);
+    if (hit) return hit;
+    if (used > 0) {
+      at += used;
+      continue;
+    }
+    // One batch larger than the window: read it whole.
+    const size = batchSizeAt(buf, 0) ?? end - at;
+    const whole = await getObjectRange(ctx, { objectKey: item.objectKey, start: at, end: Math.min(end, at + size) });
+    const found = match([decodeBatchOf(item, whole, 0)]);
+    if (found) return found;
+    at += size;
+  }
+  return undefined;
+}
