@@ -1,14 +1,14 @@
 // Kafka's ListOffsets for one partition: 'earliest' = logStartOffset, 'latest' = highWatermark,
 // a timestamp = the earliest offset whose record timestamp is >= it. For a timestamp the manifest
 // items' maxTimestamp finds the first committed segment that can hold such a record, and decoding
-// it finds the record. When no record is that late the answer is the high watermark (where Kafka
+// it (from where its time index points, offset-for-time.ts) finds the record. When no record is that late the answer is the high watermark (where Kafka
 // answers -1 / the log end), so a consumer seeking there waits for new data.
 import type { SluiceContext } from '../context.js';
 import { toSluiceError } from '../metadata/aws-errors.js';
 import { firstSegmentItemWithMaxTimestampAtLeast, floorSegmentItem } from '../metadata/manifest.js';
 import { getPartitionState } from '../metadata/partition-state.js';
-import { decodeCompleteBatches } from './decode-segment.js';
-import { StaleViewError, fetchRanges } from './segment-fetch.js';
+import { offsetForTimeInItem } from './offset-for-time.js';
+import { StaleViewError } from './segment-fetch.js';
 
 const VIEW_REFRESHES = 2;
 
@@ -56,12 +56,9 @@ async function offsetForTimestamp(
   for (;;) {
     const item = await firstSegmentItemWithMaxTimestampAtLeast(ctx, topic, partition, from, timestamp);
     if (!item || item.baseOffset >= highWatermark) return { offset: highWatermark };
-    const [buf] = await fetchRanges(ctx, [{ objectKey: item.objectKey, start: item.position, end: item.position + item.size }]);
-    for (const { header, records } of decodeCompleteBatches(item, buf).batches) {
-      if (header.maxTimestamp < timestamp) continue;
-      const hit = records.find((r) => r.timestamp >= timestamp && r.offset >= logStartOffset && r.offset < highWatermark);
-      if (hit) return { offset: hit.offset, timestamp: hit.timestamp };
-    }
+    // Compacted segments carry a .timeindex: the lookup reads from the batch it points to.
+    const hit = await offsetForTimeInItem(ctx, item, timestamp, logStartOffset, highWatermark);
+    if (hit) return hit;
     from = item.lastOffset + 1;
   }
 }
