@@ -25,6 +25,7 @@ import { acquireLease } from '../metadata/lease.js';
 import { getSegmentItem, putSegmentItem, replaceOrphanSegmentItem } from '../metadata/manifest.js';
 import { commitAppend, getPartitionState } from '../metadata/partition-state.js';
 import type { PartitionState, ProducerBatchState, SegmentItem } from '../metadata/types.js';
+import { metrics } from '../observability/metrics.js';
 import {
   type CompressionType,
   type RecordInput,
@@ -122,6 +123,7 @@ export async function appendToPartitions(
       results[index] = { partition: append.partition, error: toSluiceError(e, `append to ${topic}-${append.partition}`) };
     }
   });
+  const started = performance.now();
   if (writes.length > 0) {
     const release = await lockPartitions(writes.map((w) => w.key));
     try {
@@ -132,7 +134,19 @@ export async function appendToPartitions(
     }
   }
   for (const w of writes) results[w.index] = w.result!;
+  recordMetrics(writes, performance.now() - started);
   return results;
+}
+
+function recordMetrics(writes: readonly PartitionWrite[], latencyMs: number): void {
+  for (const w of writes) {
+    const result = w.result!;
+    if ('error' in result) {
+      if (result.error.code === 'NOT_LEADER_OR_FOLLOWER') metrics.leaseContention();
+    } else if (!result.duplicate) {
+      metrics.appended(result.count, w.unstamped.length, latencyMs);
+    }
+  }
 }
 
 function prepareWrite(
