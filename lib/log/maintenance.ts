@@ -80,7 +80,8 @@ export async function runMaintenance(ctx: SluiceContext, options: MaintenanceOpt
   if (!(await tryAcquireMaintenanceLease(ctx, ctx.now() + options.timeLeftMs()))) return { ...report, outcome: 'busy' };
   try {
     const tasks: Task[] = [];
-    const topics = await listTopics(ctx);
+    // The resume cursor relies on this order: topics by name, whatever order the listing has.
+    const topics = (await listTopics(ctx)).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const meta of topics) {
       for (let p = 0; p <= meta.partitions; p++) tasks.push({ topic: meta.name, task: p, meta });
     }
