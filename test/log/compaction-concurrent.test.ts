@@ -21,7 +21,7 @@ describe('compaction and retention under load', () => {
   it('every concurrent fetch returns exactly the records at the requested offsets', async () => {
     const base = await createTestContext({ graceMs: 300 });
     const topic = 'busy';
-    await createTopic(base, topic, 1, { 'segment.bytes': 1024, 'retention.bytes': 2500, 'index.interval.bytes': 256 });
+    await createTopic(base, topic, 1, { 'segment.bytes': 1024, 'retention.bytes': 1500, 'index.interval.bytes': 256 });
     const producer = otherProcess(base);
     const maintainer = otherProcess(base);
     const readers = [otherProcess(base), otherProcess(base)];
@@ -97,7 +97,7 @@ describe('compaction and retention under load', () => {
     for (const { offset, value } of observations) expect(value).toBe(acked.get(offset));
     expect(stats.merges).toBeGreaterThan(0);
     expect(stats.retained).toBeGreaterThan(0);
-    expect(stats.fetches).toBeGreaterThan(50);
+    expect(stats.fetches).toBeGreaterThan(20);
     await runMaintenance(maintainer, { timeLeftMs: () => 10_000, reserveMs: 0 });
     await expectConsistentPartition(base, topic, acked);
   });
