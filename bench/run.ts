@@ -20,19 +20,28 @@ const kinds = (counts: Record<string, number>) =>
     .join(', ');
 
 function codecSection(results: CodecResult[]): string {
-  const rows = results.map(
-    (r) =>
-      `| ${r.recordBytes} B | ${r.records} | ${fx(r.batchBytes / 2 ** 20, 2)} MB | ${fx(r.encodeMBps.sluice, 0)} | ${fx(r.encodeMBps.kafkajs, 0)} | **${fx(r.encodeMBps.sluice / r.encodeMBps.kafkajs, 2)}×** | ${fx(r.decodeMBps.sluice, 0)} | ${fx(r.decodeMBps.kafkajs, 0)} | **${fx(r.decodeMBps.sluice / r.decodeMBps.kafkajs, 2)}×** |`,
-  );
+  const ratio = (p: { sluice: number; kafkajs: number }) => `**${fx(p.sluice / p.kafkajs, 2)}×**`;
+  const row = (r: CodecResult, p: { sluice: number; kafkajs: number }) => `${fx(p.sluice, 0)} | ${fx(p.kafkajs, 0)} | ${ratio(p)}`;
   return [
     '## (a) Codec: RecordBatch v2 encode/decode, Sluice vs kafkajs 2.2.4 (same run)',
     '',
-    'MB/s of encoded batch bytes, one ~1 MB uncompressed batch of records with a key and one header.',
-    'Sluice decode verifies the CRC-32C of the batch; kafkajs decode does not verify it.',
+    'MB/s of encoded batch bytes, one ~1 MB uncompressed batch of records (varied value bytes) with a key and one header.',
+    'Both encoders produce identical bytes (checked). Each number is the median of 5 rounds alternating Sluice and kafkajs.',
     '',
-    '| record | records/batch | batch | encode Sluice | encode kafkajs | ratio | decode Sluice | decode kafkajs | ratio |',
-    '|---|---|---|---|---|---|---|---|---|',
-    ...rows,
+    '**Sluice\'s decoder always verifies the batch CRC-32C** (it never returns corrupt records); **kafkajs\'s decoder does not',
+    'verify the CRC at all**. So the raw decode columns compare different work; the *decode + CRC* columns are apples to',
+    'apples: kafkajs decode plus kafkajs\'s own `crc32C` (kafkajs/src/protocol/recordBatch/crc32C) over the bytes Kafka covers,',
+    'checked against the stored CRC, versus Sluice\'s decoder (which does that itself).',
+    '',
+    '| record | records/batch | batch | encode Sluice | encode kafkajs | ratio | decode + CRC Sluice | decode + CRC kafkajs | ratio | raw decode Sluice (verifies) | raw decode kafkajs (no CRC) | ratio |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|',
+    ...results.map(
+      (r) =>
+        `| ${r.recordBytes} B | ${r.records} | ${fx(r.batchBytes / 2 ** 20, 2)} MB | ${row(r, r.encodeMBps)} | ${row(r, r.decodeVerifiedMBps)} | ${row(r, r.decodeMBps)} |`,
+    ),
+    '',
+    'Sluice\'s CRC-32C is slicing-by-16 over aligned 32-bit words (lib/records/crc32c.ts); at 10 KB records decoding is',
+    'CRC-bound, which is why the raw decode ratio (kafkajs skipping the check and only slicing buffers) falls below 1.',
   ].join('\n');
 }
 
