@@ -12,11 +12,12 @@
 // member's session; heartbeats do.
 //
 // Lag per partition = high watermark (the partition's nextOffset) − committed offset, floored at 0.
-import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { SluiceContext } from '../context.js';
 import { SluiceError } from '../api/errors.js';
 import { isConditionalCheckFailed } from '../metadata/aws-errors.js';
 import { groupPk } from '../metadata/keys.js';
+import { queryAll } from '../metadata/query-all.js';
 import { getPartitionState } from '../metadata/partition-state.js';
 import { OFFSET_PREFIX, offsetKey } from './group-keys.js';
 import { emptyGroupState } from './group-state.js';
@@ -143,22 +144,14 @@ export async function commitOffsets(ctx: SluiceContext, req: CommitRequest): Pro
 /** The group's committed offsets (optionally one topic), sorted by topic and partition. */
 export async function fetchCommittedOffsets(ctx: SluiceContext, group: string, topic?: string): Promise<CommittedOffset[]> {
   const out: CommittedOffset[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await ctx.ddb.send(
-      new QueryCommand({
-        TableName: ctx.table,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': groupPk(group), ':prefix': topic === undefined ? OFFSET_PREFIX : `${OFFSET_PREFIX}${topic}#` },
-        ConsistentRead: true,
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of page.Items ?? []) {
-      out.push({ topic: item.topic as string, partition: item.partition as number, offset: item.offset as number, metadata: (item.metadata as string) ?? '' });
-    }
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
+  const items = queryAll(ctx, {
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: { ':pk': groupPk(group), ':prefix': topic === undefined ? OFFSET_PREFIX : `${OFFSET_PREFIX}${topic}#` },
+    ConsistentRead: true,
+  });
+  for await (const item of items) {
+    out.push({ topic: item.topic as string, partition: item.partition as number, offset: item.offset as number, metadata: (item.metadata as string) ?? '' });
+  }
   return out.sort((a, b) => (a.topic < b.topic ? -1 : a.topic > b.topic ? 1 : a.partition - b.partition));
 }
 

@@ -11,6 +11,7 @@
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { SluiceContext } from '../context.js';
 import { SEGMENT_PREFIX, partitionPk, segmentKey, segmentSk } from './keys.js';
+import { queryAll } from './query-all.js';
 import type { SegmentItem } from './types.js';
 
 function segmentFromItem(item: Record<string, unknown>): SegmentItem {
@@ -116,46 +117,30 @@ export async function firstSegmentItemWithMaxTimestampAtLeast(
   fromBase: number,
   timestamp: number,
 ): Promise<SegmentItem | undefined> {
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const out = await ctx.ddb.send(
-      new QueryCommand({
-        TableName: ctx.table,
-        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-        FilterExpression: 'maxTimestamp >= :ts',
-        ExpressionAttributeValues: {
-          ':pk': partitionPk(topic, partition),
-          ':from': segmentSk(fromBase),
-          ':to': `${SEGMENT_PREFIX}~`,
-          ':ts': timestamp,
-        },
-        ScanIndexForward: true,
-        ConsistentRead: true,
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    if (out.Items?.[0]) return segmentFromItem(out.Items[0]);
-    startKey = out.LastEvaluatedKey;
-  } while (startKey);
+  const items = queryAll(ctx, {
+    KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+    FilterExpression: 'maxTimestamp >= :ts',
+    ExpressionAttributeValues: {
+      ':pk': partitionPk(topic, partition),
+      ':from': segmentSk(fromBase),
+      ':to': `${SEGMENT_PREFIX}~`,
+      ':ts': timestamp,
+    },
+    ScanIndexForward: true,
+    ConsistentRead: true,
+  });
+  for await (const item of items) return segmentFromItem(item);
   return undefined;
 }
 
 /** Every item of the partition (committed or not), page by page. */
 export async function* allSegmentItems(ctx: SluiceContext, topic: string, partition: number): AsyncGenerator<SegmentItem> {
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const out = await ctx.ddb.send(
-      new QueryCommand({
-        TableName: ctx.table,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :seg)',
-        ExpressionAttributeValues: { ':pk': partitionPk(topic, partition), ':seg': SEGMENT_PREFIX },
-        ConsistentRead: true,
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of out.Items ?? []) yield segmentFromItem(item);
-    startKey = out.LastEvaluatedKey;
-  } while (startKey);
+  const items = queryAll(ctx, {
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :seg)',
+    ExpressionAttributeValues: { ':pk': partitionPk(topic, partition), ':seg': SEGMENT_PREFIX },
+    ConsistentRead: true,
+  });
+  for await (const item of items) yield segmentFromItem(item);
 }
 
 export async function deleteSegmentItem(ctx: SluiceContext, topic: string, partition: number, baseOffset: number): Promise<void> {
