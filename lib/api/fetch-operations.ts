@@ -81,6 +81,26 @@ function payloadBytes(result: ReadResult, from: number, to: number): number {
   return bytes;
 }
 
+/** Characters JSON.stringify escapes (quote, backslash, controls, lone surrogates): a string without them is copied as is. */
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/** UTF-8 bytes of JSON.stringify(value) for a string or null, without building it when nothing needs escaping. */
+function jsonBytes(value: string | null): number {
+  if (value === null) return 4;
+  return NEEDS_ESCAPE.test(value) ? Buffer.byteLength(JSON.stringify(value)) : Buffer.byteLength(value) + 2;
+}
+
+/**
+ * UTF-8 bytes of JSON.stringify(record), computed from its parts: the whole response is serialized
+ * once (by the router), not once per record here and again there.
+ */
+export function recordJsonBytes(record: { offset: number; timestamp: number; key: string | null; value: string | null; headers: { key: string; value: string | null }[] }): number {
+  // {"offset":,"timestamp":,"key":,"value":,"headers":[]} is 53 characters
+  let size = 53 + String(record.offset).length + String(record.timestamp).length + jsonBytes(record.key) + jsonBytes(record.value);
+  for (const h of record.headers) size += 18 + jsonBytes(h.key) + jsonBytes(h.value); // {"key":,"value":} (17) and a comma
+  return record.headers.length > 0 ? size - 1 : size;
+}
+
 /**
  * Encodes the records for the response, stopping (after at least one record) once the JSON would
  * pass RESPONSE_BUDGET_BYTES: tiny records expand roughly tenfold from RecordBatch bytes to JSON,
@@ -102,7 +122,7 @@ function toResponse(result: ReadResult, offset: number, encoding: Encoding) {
       value: encodeBytes(r.value, encoding),
       headers: r.headers.map((h) => ({ key: h.key, value: encodeBytes(h.value, encoding) })),
     };
-    budget -= Buffer.byteLength(JSON.stringify(record)) + 1;
+    budget -= recordJsonBytes(record) + 1;
     if (budget < 0 && records.length > 0) {
       nextOffset = r.offset;
       break;
