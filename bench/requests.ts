@@ -1,9 +1,12 @@
 // Storage requests per produce and per fetch, by kind, counted at the endpoints by an SDK
-// middleware (request-counter.ts), and the bytes stored per record. Runs the log layer
-// (appendToPartitions / readRecords) directly: the handlers add no storage requests of their own
-// on the warm path (topic metadata is cached).
+// middleware (request-counter.ts), the bytes stored per record, and the requests of maintenance
+// runs (compaction + retention + sweep) over a topic of many small produce items. Runs the log
+// layer (appendToPartitions / readRecords / runMaintenance) directly: the handlers add no storage
+// requests of their own on the warm path (topic metadata is cached).
 import { appendToPartitions } from '../lib/log/append.js';
+import { runMaintenance } from '../lib/log/maintenance.js';
 import { readRecords } from '../lib/log/read.js';
+import { createTopic } from '../lib/metadata/topics.js';
 import type { RecordInput } from '../lib/records/index.js';
 import { countStorageRequests } from './request-counter.js';
 import type { BenchStorage } from './storage.js';
@@ -17,10 +20,23 @@ export interface RequestsResult {
   readonly fetch: { readonly segments: number; readonly offset: number; readonly perFetch: RequestCounts }[];
   /** S3 bytes written per record (RecordBatch framing included), by record value size and records per partition batch. */
   readonly storedBytes: { readonly valueBytes: number; readonly recordsPerBatch: number; readonly s3BytesPerRecord: number }[];
+  /**
+   * Two successive maintenance runs over a 16-partition topic, each after `producesBefore` produce
+   * requests touching every partition: all requests of the run, and what it did.
+   */
+  readonly maintenance: {
+    readonly run: number;
+    readonly partitions: number;
+    readonly producesBefore: number;
+    readonly merges: number;
+    readonly replacedItems: number;
+    readonly rewrittenBytes: number;
+    readonly counts: RequestCounts;
+  }[];
 }
 
-const records = (n: number, valueBytes: number, tag: number): RecordInput[] =>
-  Array.from({ length: n }, (_, i) => ({ timestamp: 1_700_000_000_000 + i, key: Buffer.from(`k${tag}-${i}`), value: Buffer.alloc(valueBytes, 97) }));
+const records = (n: number, valueBytes: number, tag: number, timestamp = 1_700_000_000_000): RecordInput[] =>
+  Array.from({ length: n }, (_, i) => ({ timestamp: timestamp + i, key: Buffer.from(`k${tag}-${i}`), value: Buffer.alloc(valueBytes, 97) }));
 
 function average(counts: RequestCounts, n: number): RequestCounts {
   return Object.fromEntries(Object.entries(counts).map(([k, v]) => [k, Math.round((v / n) * 100) / 100]));
@@ -60,5 +76,28 @@ export async function benchRequests(storage: BenchStorage, progress: (step: stri
       storedBytes.push({ valueBytes, recordsPerBatch, s3BytesPerRecord: Math.round((counter.putBytes / recordsPerBatch) * 10) / 10 });
     }
   }
-  return { produce, fetch, storedBytes };
+  progress('maintenance runs (compaction, retention, sweep) over many small produce items');
+  const maintenance: RequestsResult['maintenance'][number][] = [];
+  const m = await storage.newContext();
+  const partitions = 16;
+  await createTopic(m, 'm', partitions);
+  const producesBefore = 24;
+  for (let run = 1; run <= 2; run++) {
+    for (let i = 0; i < producesBefore; i++) {
+      await appendToPartitions(m, 'm', Array.from({ length: partitions }, (_, p) => ({ partition: p, records: records(16, 1024, i, Date.now()) })));
+    }
+    const counter = countStorageRequests(m);
+    const report = await runMaintenance(m, { timeLeftMs: () => 600_000, reserveMs: 0 });
+    if (report.errors.length > 0) throw new Error(`maintenance failed: ${report.errors.join('; ')}`);
+    maintenance.push({
+      run,
+      partitions,
+      producesBefore,
+      merges: report.compaction.merges,
+      replacedItems: report.compaction.replacedItems,
+      rewrittenBytes: report.compaction.rewrittenBytes,
+      counts: counter.byKind(),
+    });
+  }
+  return { produce, fetch, storedBytes, maintenance };
 }

@@ -1,32 +1,49 @@
 // The storage a benchmark runs against: the embedded emulators `npm start` uses (dynalite + s3rver,
-// real HTTP servers speaking the AWS wire protocols), and a fresh bucket + table per context.
+// real HTTP servers speaking the AWS wire protocols), run in a child process (emulator-process.ts)
+// so they have their own event loop, and a fresh bucket + table per context.
+import { fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
 import { createClients, createContext, type SluiceContext } from '../lib/context.js';
-import { EMULATOR_CREDENTIALS, type Emulators, startEmulators } from '../lib/local/emulators.js';
+import { EMULATOR_CREDENTIALS } from '../lib/local/emulators.js';
 import { ensureBucket, ensureTable } from '../lib/local/provision.js';
 
 export interface BenchStorage {
-  readonly emulators: Emulators;
+  readonly dynamodbEndpoint: string;
+  readonly s3Endpoint: string;
   /** A context on a new, empty bucket and table. */
-  newContext(): Promise<SluiceContext>;
+  newContext(settings?: { readonly leaseMs?: number }): Promise<SluiceContext>;
   close(): Promise<void>;
 }
 
 export async function startBenchStorage(): Promise<BenchStorage> {
-  const emulators = await startEmulators();
+  const child = fork(fileURLToPath(new URL('./emulator-process.ts', import.meta.url)), [], {
+    execArgv: ['--import', 'tsx', ...(process.env.BENCH_EMULATOR_NODE_ARGS ?? '').split(' ').filter(Boolean)],
+    env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const endpoints = await new Promise<{ dynamodbEndpoint: string; s3Endpoint: string }>((resolve, reject) => {
+    child.once('message', (m) => resolve(m as { dynamodbEndpoint: string; s3Endpoint: string }));
+    child.once('error', reject);
+    child.once('exit', (code) => reject(new Error(`emulator process exited with ${code}`)));
+  });
   return {
-    emulators,
-    async newContext() {
+    ...endpoints,
+    async newContext(settings = {}) {
       const id = randomBytes(4).toString('hex');
       const clients = createClients({
-        s3Endpoint: emulators.s3Endpoint,
-        dynamodbEndpoint: emulators.dynamodbEndpoint,
+        s3Endpoint: endpoints.s3Endpoint,
+        dynamodbEndpoint: endpoints.dynamodbEndpoint,
         credentials: EMULATOR_CREDENTIALS,
       });
-      const ctx = createContext(clients, { bucket: `bench-${id}`, table: `bench-${id}`, leaseMs: 60_000 });
+      const ctx = createContext(clients, { bucket: `bench-${id}`, table: `bench-${id}`, leaseMs: settings.leaseMs ?? 60_000 });
       await Promise.all([ensureBucket(ctx.s3, ctx.bucket), ensureTable(ctx.ddb, ctx.table)]);
       return ctx;
     },
-    close: () => emulators.close(),
+    close: () =>
+      new Promise<void>((resolve) => {
+        child.once('exit', () => resolve());
+        child.disconnect();
+      }),
   };
 }
