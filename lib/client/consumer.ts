@@ -293,16 +293,21 @@ export class Consumer {
     const heartbeat = async () => {
       await this.session?.heartbeatNow();
     };
+    // A handler that seeks moves the position itself; advancing past the handled record would undo that.
+    const version = this.seekVersions.get(k) ?? 0;
+    const advance = (offset: number) => {
+      if ((this.seekVersions.get(k) ?? 0) === version) this.positions.set(k, offset + 1);
+    };
     if (options.eachMessage) {
       for (const message of messages) {
         if (isStale()) return;
         await options.eachMessage({ topic: tp.topic, partition: tp.partition, message, heartbeat });
-        this.positions.set(k, message.offset + 1);
+        advance(message.offset);
       }
     } else {
       await options.eachBatch!({
         batch: { topic: tp.topic, partition: tp.partition, highWatermark: reply.highWatermark, messages },
-        resolveOffset: (offset) => this.positions.set(k, offset + 1),
+        resolveOffset: advance,
         heartbeat,
         commitOffsetsIfNecessary: () => this.commitPositions([tp]),
         isRunning: () => this.running,

@@ -39,6 +39,26 @@ describe('consumer controls', () => {
     await consumer.disconnect();
   });
 
+  it('honours a seek made inside eachMessage instead of moving past it', async () => {
+    const topic = await topicWith(1, 5);
+    const got: number[] = [];
+    const consumer = sluice.consumer({ maxWaitMs: 100 });
+    consumer.assign([{ topic, partitions: [0] }], { fromBeginning: true });
+    let rewound = false;
+    await consumer.run({
+      eachMessage: async ({ message }) => {
+        got.push(message.offset);
+        if (message.offset === 2 && !rewound) {
+          rewound = true;
+          consumer.seek({ topic, partition: 0, offset: 0 });
+        }
+      },
+    });
+    await vi.waitFor(() => expect(got).toHaveLength(8));
+    expect(got).toEqual([0, 1, 2, 0, 1, 2, 3, 4]);
+    await consumer.disconnect();
+  });
+
   it('stops a paused partition and continues it on resume while others flow', async () => {
     const topic = await topicWith(2, 5);
     const got: string[] = [];
