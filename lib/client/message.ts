@@ -2,6 +2,7 @@
 // or a list) and as the wire carries them (api.md: UTF-8 strings, or base64 for the whole request
 // when any byte string is not text). A request goes base64 only when it must, so the common
 // all-string case stays readable on the wire.
+import type { WireRecord } from './wire.js';
 
 export type Bytes = Buffer | string;
 
@@ -18,14 +19,6 @@ export interface Message {
   readonly partition?: number;
   /** ms since epoch, number or numeric string (kafkajs uses strings). @default the broker's append time */
   readonly timestamp?: number | string;
-}
-
-export interface WireMessage {
-  key?: string | null;
-  value: string | null;
-  headers?: { key: string; value: string | null }[];
-  partition?: number;
-  timestamp?: number;
 }
 
 /** Per-record framing overhead used in size estimates (RecordBatch v2 varints, attributes, deltas). */
@@ -81,17 +74,13 @@ function encode(b: HeaderValue, encoding: 'utf8' | 'base64'): string | null {
   return (typeof b === 'string' ? Buffer.from(b, 'utf8') : b).toString('base64');
 }
 
-export function toWire(message: Message, partition: number | undefined, encoding: 'utf8' | 'base64'): WireMessage {
-  const wire: WireMessage = { value: encode(message.value, encoding) };
-  if (message.key !== undefined && message.key !== null) wire.key = encode(message.key, encoding);
+export function toWire(message: Message, partition: number | undefined, encoding: 'utf8' | 'base64'): WireRecord {
   const headers = headerList(message.headers);
-  if (headers.length > 0) wire.headers = headers.map((h) => ({ key: h.key, value: encode(h.value, encoding) }));
-  if (partition !== undefined) wire.partition = partition;
-  if (message.timestamp !== undefined) wire.timestamp = Number(message.timestamp);
-  return wire;
-}
-
-/** Wire value (from a fetch with `encoding=base64`) back to bytes. */
-export function fromWire(value: string | null): Buffer | null {
-  return value === null ? null : Buffer.from(value, 'base64');
+  return {
+    value: encode(message.value, encoding),
+    ...(message.key !== undefined && message.key !== null && { key: encode(message.key, encoding) }),
+    ...(headers.length > 0 && { headers: headers.map((h) => ({ key: h.key, value: encode(h.value, encoding) })) }),
+    ...(partition !== undefined && { partition }),
+    ...(message.timestamp !== undefined && { timestamp: Number(message.timestamp) }),
+  };
 }

@@ -11,7 +11,7 @@ export interface RebalancePlan {
   readonly assigned: TopicPartition[];
 }
 
-export function isCooperative(assignor: Assignor): boolean {
+function isCooperative(assignor: Assignor): boolean {
   return assignor === 'sticky';
 }
 

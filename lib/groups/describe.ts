@@ -56,7 +56,7 @@ export function toTopicPartitions(assignment: MemberAssignment | undefined): Top
     .map((topic) => ({ topic, partitions: [...assignment![topic]] }));
 }
 
-export function describeState(state: GroupState, offsets: OffsetWithLag[]): GroupDescription {
+function describeState(state: GroupState, offsets: OffsetWithLag[]): GroupDescription {
   return {
     group: state.group,
     state: groupStateName(state),

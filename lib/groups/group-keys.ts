@@ -2,9 +2,9 @@
 // `META` item and one `OFFSET#<topic>#<partition>` item per committed partition.
 import { groupPk } from '../metadata/keys.js';
 
-export const GROUP_META_SK = 'META';
+const GROUP_META_SK = 'META';
 export const OFFSET_PREFIX = 'OFFSET#';
 
 export const groupMetaKey = (group: string) => ({ pk: groupPk(group), sk: GROUP_META_SK });
-export const offsetSk = (topic: string, partition: number) => `${OFFSET_PREFIX}${topic}#${partition}`;
+const offsetSk = (topic: string, partition: number) => `${OFFSET_PREFIX}${topic}#${partition}`;
 export const offsetKey = (group: string, topic: string, partition: number) => ({ pk: groupPk(group), sk: offsetSk(topic, partition) });

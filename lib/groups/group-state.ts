@@ -90,7 +90,3 @@ export function groupStateName(state: GroupState): GroupStateName {
   if (members.some((m) => m.ackGeneration < state.generation)) return 'CompletingRebalance';
   return 'Stable';
 }
-
-export function memberIds(state: GroupState): string[] {
-  return Object.keys(state.members).sort();
-}

@@ -43,7 +43,7 @@ export interface HeartbeatResult {
   readonly rebalance: boolean;
 }
 
-export const newMemberId = (clientId: string) => `${clientId}-${randomUUID()}`;
+const newMemberId = (clientId: string) => `${clientId}-${randomUUID()}`;
 
 /** Dead members removed; a decision that writes that removal (if any) and throws `error`. */
 function refuse<T>(state: GroupState, expired: readonly string[], error: SluiceError): GroupDecision<T> {

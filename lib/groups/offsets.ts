@@ -64,7 +64,7 @@ export async function inBatches<T, R>(items: readonly T[], fn: (item: T) => Prom
 }
 
 /** UNKNOWN_TOPIC_OR_PARTITION unless every topic-partition exists. */
-export async function requirePartitions(ctx: SluiceContext, partitions: readonly { topic: string; partition: number }[]): Promise<void> {
+async function requirePartitions(ctx: SluiceContext, partitions: readonly { topic: string; partition: number }[]): Promise<void> {
   const topics = [...new Set(partitions.map((p) => p.topic))];
   const counts = new Map(await Promise.all(topics.map(async (t) => [t, await topicPartitionCount(ctx, t)] as const)));
   for (const { topic, partition } of partitions) {

@@ -40,7 +40,7 @@ export interface TopicPartition {
   readonly partition: number;
 }
 
-export const byMemberId = (a: AssignorMember, b: AssignorMember) => (a.memberId < b.memberId ? -1 : a.memberId > b.memberId ? 1 : 0);
+const byMemberId = (a: AssignorMember, b: AssignorMember) => (a.memberId < b.memberId ? -1 : a.memberId > b.memberId ? 1 : 0);
 export const compareStrings = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** Sorted copy of the members, each with a set of subscribed topics. */
