@@ -9,7 +9,7 @@ import { decodeFetched, type ConsumedMessage } from './consumed-message.js';
 import { SluiceClientError, toClientError } from './errors.js';
 import { PartitionFetcher, type FetcherHost } from './partition-fetcher.js';
 import { withRetry, type RetryOptions } from './retry.js';
-import { group, tpKey, type TopicPartition } from './topic-partitions.js';
+import { fromTpKey, group, tpKey, type TopicPartition } from './topic-partitions.js';
 import type { Assignor, FetchReply, SluiceApi, TopicPartitions } from './wire.js';
 
 export type { ConsumedMessage } from './consumed-message.js';
@@ -173,7 +173,7 @@ export class Consumer {
   }
 
   paused(): TopicPartitions[] {
-    return group([...this.pausedPartitions].map((k) => ({ topic: k.split('\u0000')[0], partition: Number(k.split('\u0000')[1]) })));
+    return group([...this.pausedPartitions].map(fromTpKey));
   }
 
   /** The partitions this consumer is currently fetching. */
@@ -216,7 +216,7 @@ export class Consumer {
   /** Commits processed positions that moved since the last commit (`only` limits the partitions). */
   async commitPositions(only?: readonly TopicPartition[]): Promise<void> {
     if (!this.options.groupId) return;
-    const scope = only ?? [...this.positions.keys()].map((k) => ({ topic: k.split('\u0000')[0], partition: Number(k.split('\u0000')[1]) }));
+    const scope = only ?? [...this.positions.keys()].map(fromTpKey);
     const offsets = scope
       .map((tp) => ({ ...tp, offset: this.positions.get(tpKey(tp.topic, tp.partition)) }))
       .filter((o): o is TopicPartition & { offset: number } => o.offset !== undefined && this.committed.get(tpKey(o.topic, o.partition)) !== o.offset);

@@ -13,7 +13,7 @@ import { toClientError } from './errors.js';
 import { Heartbeat } from './heartbeat.js';
 import { planRebalance } from './rebalance.js';
 import { withRetry } from './retry.js';
-import { flatten, group, type TopicPartition } from './topic-partitions.js';
+import { flatten, group, minus, type TopicPartition } from './topic-partitions.js';
 import type { Assignor } from './wire.js';
 
 export class GroupSession {
@@ -143,7 +143,7 @@ export class GroupSession {
         const plan = planRebalance(this.owned, next, this.assignor);
         await this.consumer.stopPartitions(plan.revoked);
         uncommitted = [...uncommitted, ...plan.revoked];
-        this.owned = next.filter((tp) => !plan.assigned.some((a) => a.topic === tp.topic && a.partition === tp.partition));
+        this.owned = minus(next, plan.assigned);
         assigned = plan.assigned;
         try {
           await this.consumer.commitPositions(uncommitted);
@@ -186,7 +186,7 @@ export class GroupSession {
     if (tps.length === 0) return;
     await this.consumer.stopPartitions(tps);
     this.consumer.forgetPositions(tps);
-    this.owned = this.owned.filter((o) => !tps.some((t) => t.topic === o.topic && t.partition === o.partition));
+    this.owned = minus(this.owned, tps);
     await this.consumer.options.onPartitionsRevoked?.(group(tps));
   }
 }

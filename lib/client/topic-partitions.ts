@@ -11,6 +11,12 @@ export function tpKey(topic: string, partition: number): string {
   return `${topic}\u0000${partition}`;
 }
 
+/** The inverse of tpKey (topic names never contain NUL). */
+export function fromTpKey(key: string): TopicPartition {
+  const at = key.lastIndexOf('\u0000');
+  return { topic: key.slice(0, at), partition: Number(key.slice(at + 1)) };
+}
+
 export function flatten(list: readonly TopicPartitions[]): TopicPartition[] {
   return list.flatMap((t) => t.partitions.map((partition) => ({ topic: t.topic, partition })));
 }
