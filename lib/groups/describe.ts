@@ -1,7 +1,8 @@
 // Kafka's DescribeGroups / ListGroups (plus the lag kafka-consumer-groups.sh --describe shows).
 // Describe first expires dead members (session-expiry.ts), so what it reports is what the next
-// heartbeat will see. List is a read-only paged Scan; a group whose members have all timed out is
-// listed as Empty, one with some timed out as PreparingRebalance.
+// heartbeat will see. List is read-only (a Query of the group directory, then BatchGets of the META
+// items); a group whose members have all timed out is listed as Empty, one with some timed out as
+// PreparingRebalance.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BatchGetCommand, type BatchGetCommandOutput } from '@aws-sdk/lib-dynamodb';
 import type { SluiceContext } from '../context.js';

@@ -17,7 +17,7 @@ import type { AssignorName, MemberAssignment, PartitionsPerTopic } from './assig
 import { emptyGroupState, MAX_MEMBERS, type GroupState } from './group-state.js';
 import { updateGroup, type GroupDecision } from './group-store.js';
 import { rebalance } from './rebalance.js';
-import { removeExpiredMembers } from './session-expiry.js';
+import { expiryWrite, removeExpiredMembers } from './session-expiry.js';
 import { partitionsPerTopic } from './topic-partitions.js';
 
 export interface JoinRequest {
@@ -47,7 +47,7 @@ const newMemberId = (clientId: string) => `${clientId}-${randomUUID()}`;
 
 /** Dead members removed; a decision that writes that removal (if any) and throws `error`. */
 function refuse<T>(state: GroupState, expired: readonly string[], error: SluiceError): GroupDecision<T> {
-  return expired.length > 0 ? { next: rebalance(state, { membershipChanged: true }), error } : { error };
+  return { next: expiryWrite(state, expired), error };
 }
 
 const sameTopics = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((t, i) => t === b[i]);

@@ -19,11 +19,11 @@ import { isConditionalCheckFailed } from '../metadata/aws-errors.js';
 import { groupPk } from '../metadata/keys.js';
 import { queryAll } from '../metadata/query-all.js';
 import { getPartitionState } from '../metadata/partition-state.js';
+import { compareTopicPartitions } from './assignors/types.js';
 import { OFFSET_PREFIX, offsetKey } from './group-keys.js';
 import { emptyGroupState } from './group-state.js';
 import { updateGroup } from './group-store.js';
-import { rebalance } from './rebalance.js';
-import { loadGroup, removeExpiredMembers } from './session-expiry.js';
+import { expiryWrite, loadGroup, removeExpiredMembers } from './session-expiry.js';
 import { topicPartitionCount } from './topic-partitions.js';
 
 /** Kafka's offset.metadata.max.bytes default. */
@@ -81,8 +81,8 @@ async function requirePartitions(ctx: SluiceContext, partitions: readonly { topi
 export function claimInactiveGroup(ctx: SluiceContext, group: string, busy: () => SluiceError): Promise<number> {
   return updateGroup(ctx, group, (current, now) => {
     const { state, expired } = removeExpiredMembers(current ?? emptyGroupState(group, now), now);
-    const next = !current ? state : expired.length > 0 ? rebalance(state, { membershipChanged: true }) : undefined;
-    if (Object.keys(state.members).length > 0) return { next: expired.length > 0 ? next : undefined, error: busy() };
+    const next = current ? expiryWrite(state, expired) : state; // a group that does not exist is created Empty
+    if (Object.keys(state.members).length > 0) return { next, error: busy() };
     return { next, result: (next ?? state).generation };
   });
 }
@@ -152,7 +152,7 @@ export async function fetchCommittedOffsets(ctx: SluiceContext, group: string, t
   for await (const item of items) {
     out.push({ topic: item.topic as string, partition: item.partition as number, offset: item.offset as number, metadata: (item.metadata as string) ?? '' });
   }
-  return out.sort((a, b) => (a.topic < b.topic ? -1 : a.topic > b.topic ? 1 : a.partition - b.partition));
+  return out.sort(compareTopicPartitions);
 }
 
 /** Committed offsets with the partition's high watermark and the lag behind it. */

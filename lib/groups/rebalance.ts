@@ -17,7 +17,7 @@
 // A new generation starts when membership or subscriptions change (the caller says so) or when the
 // resulting assignment differs from the current one (handover, new partitions).
 import { ASSIGNORS } from './assignors/assignors.js';
-import { canonicalAssignment, type AssignorMember, type GroupAssignment, type PartitionsPerTopic } from './assignors/types.js';
+import { canonicalAssignment, compareTopicPartitions, type AssignorMember, type GroupAssignment, type PartitionsPerTopic } from './assignors/types.js';
 import type { GroupState, PendingRevocation } from './group-state.js';
 
 export interface RebalanceOptions {
@@ -81,7 +81,7 @@ export function rebalance(state: GroupState, options: RebalanceOptions): GroupSt
       for (const partition of partitions) if (!kept.has(partition)) pending.push({ topic, partition, from: id, since: generation });
     }
   }
-  pending.sort((a, b) => (a.topic < b.topic ? -1 : a.topic > b.topic ? 1 : a.partition - b.partition));
+  pending.sort(compareTopicPartitions);
 
   return { ...state, generation, assignment, pending, partitionsPerTopic };
 }

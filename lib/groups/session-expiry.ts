@@ -21,6 +21,11 @@ export function removeExpiredMembers(state: GroupState, now: number): { state: G
   return { state: { ...state, members, assignment }, expired };
 }
 
+/** The write recording the removal of dead members (a new generation), or undefined if none died. */
+export function expiryWrite(state: GroupState, expired: readonly string[]): GroupState | undefined {
+  return expired.length > 0 ? rebalance(state, { membershipChanged: true }) : undefined;
+}
+
 /** The group with its dead members removed (and the resulting new generation written), or undefined. */
 export async function loadGroup(ctx: SluiceContext, group: string): Promise<GroupState | undefined> {
   const read = await readGroup(ctx, group);
@@ -28,8 +33,7 @@ export async function loadGroup(ctx: SluiceContext, group: string): Promise<Grou
   return updateGroup(ctx, group, (current, now) => {
     if (!current) return { result: undefined };
     const { state, expired } = removeExpiredMembers(current, now);
-    if (expired.length === 0) return { result: current };
-    const next = rebalance(state, { membershipChanged: true });
-    return { next, result: next };
+    const next = expiryWrite(state, expired);
+    return { next, result: next ?? current };
   });
 }

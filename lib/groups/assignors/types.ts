@@ -42,6 +42,8 @@ export interface TopicPartition {
 
 const byMemberId = (a: AssignorMember, b: AssignorMember) => (a.memberId < b.memberId ? -1 : a.memberId > b.memberId ? 1 : 0);
 export const compareStrings = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+/** By topic name, then partition: the order offsets and pending revocations are listed in. */
+export const compareTopicPartitions = (a: TopicPartition, b: TopicPartition) => compareStrings(a.topic, b.topic) || a.partition - b.partition;
 
 /** Sorted copy of the members, each with a set of subscribed topics. */
 export function sortedMembers(members: readonly AssignorMember[]): { memberId: string; topics: Set<string> }[] {
