@@ -33,11 +33,7 @@ export function groupsCommand(): Command {
     .description('list consumer groups')
     .action(async function (this: Command) {
       const { groups: list } = await sluiceFor(this).api.listGroups();
-      const rows = list.map((g) => {
-        const x = g as { group: string; state?: string; generation?: number; members?: number | unknown[] };
-        return [x.group, x.state, x.generation, Array.isArray(x.members) ? x.members.length : x.members];
-      });
-      printTable(['GROUP', 'STATE', 'GENERATION', 'MEMBERS'], rows);
+      printTable(['GROUP', 'STATE', 'GENERATION', 'MEMBERS'], list.map((g) => [g.group, g.state, g.generation, g.members]));
     });
 
   groups

@@ -77,7 +77,7 @@ export class Admin {
 
   async listGroups(): Promise<string[]> {
     const { groups } = await this.api.listGroups();
-    return groups.map((g) => (typeof g === 'string' ? g : String((g as { group?: string; groupId?: string }).group ?? (g as { groupId?: string }).groupId)));
+    return groups.map((g) => g.group);
   }
 
   describeGroup(groupId: string): Promise<GroupDescription> {

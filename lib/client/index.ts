@@ -21,4 +21,4 @@ export { LambdaTransport, type LambdaTransportOptions } from './transport-lambda
 export type { Transport, SluiceRequest } from './transport.js';
 export { SluiceApi } from './wire.js';
 export type { TopicPartition } from './topic-partitions.js';
-export type { Assignor, TopicPartitions, TopicDescription, GroupDescription, CommittedOffset } from './wire.js';
+export type { Assignor, TopicPartitions, TopicDescription, GroupDescription, GroupListing, CommittedOffset } from './wire.js';

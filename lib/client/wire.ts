@@ -86,6 +86,15 @@ export interface CommittedOffset {
   readonly lag?: number;
 }
 
+export interface GroupListing {
+  readonly group: string;
+  readonly state: string;
+  readonly generation: number;
+  readonly assignor: string | null;
+  /** Live members. */
+  readonly members: number;
+}
+
 export interface GroupDescription {
   readonly group: string;
   readonly state: string;
@@ -170,7 +179,7 @@ export class SluiceApi {
   }
 
   listGroups() {
-    return this.call<{ groups: unknown[] }>({ op: 'listGroups', method: 'GET', path: '/v1/groups' });
+    return this.call<{ groups: GroupListing[] }>({ op: 'listGroups', method: 'GET', path: '/v1/groups' });
   }
 
   describeGroup(group: string) {

@@ -76,6 +76,19 @@ describe('sluice CLI', () => {
     expect(JSON.parse(lines(json.stdout)[0])).toMatchObject({ topic, partition: 1, offset: 1, key: 'k2', value: 'v2' });
   });
 
+  it('exits 0 when idle for --timeout-ms, and lists the group it left behind', async () => {
+    const topic = `cli-${randomBytes(3).toString('hex')}`;
+    const group = `g-${randomBytes(3).toString('hex')}`;
+    await sluice(['topics', 'create', topic]);
+    const idle = await sluice(['consume', topic, '--group', group, '--timeout-ms', '500']);
+    expect(idle).toMatchObject({ code: 0, stdout: '' });
+    expect(idle.stderr).toBe('Processed a total of 0 messages\n');
+    const listed = await sluice(['groups', 'list']);
+    expect(listed.code).toBe(0);
+    expect(lines(listed.stdout)[0].split(/\s+/)).toEqual(['GROUP', 'STATE', 'GENERATION', 'MEMBERS']);
+    expect(lines(listed.stdout).find((l) => l.startsWith(`${group} `))?.split(/\s+/)).toEqual([group, 'Empty', '2', '0']);
+  });
+
   it('reports server errors as code and message with a non-zero exit', async () => {
     const result = await sluice(['topics', 'describe', 'no-such-topic']);
     expect(result.code).toBe(1);
