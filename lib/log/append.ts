@@ -12,9 +12,9 @@
 // reported in its result while the others commit. A commit whose outcome is unknown (timeout,
 // network error, throttling, 5xx) or that was refused is resolved by a strongly consistent read of
 // STATE before anything else: nextOffset past base under my epoch means it committed. An
-// unresolved commit is retried with the SAME batch at the SAME base; if it stays unresolved the
-// writer forgets its view, so its next append takes a new epoch, which fences the request that may
-// still be in flight. A writer that finds a newer epoch has lost leadership: it waits for the lease
+// unresolved commit is retried with the SAME batch at the SAME base; if it stays unresolved (or a
+// manifest put failed, which may still land) the writer forgets its view, so its next append takes
+// a new epoch, which fences the request that may still be in flight. A writer that finds a newer epoch has lost leadership: it waits for the lease
 // up to ctx.leaseWaitMs, then fails that partition with retriable NOT_LEADER_OR_FOLLOWER.
 // Partitions that must go round again (leadership changed, producer entry moved) are written in a
 // new object with the others still pending; object keys are unique, so no write is ever replaced.
@@ -257,12 +257,15 @@ async function writeAndCommit(ctx: SluiceContext, topic: string, ready: readonly
     putObject(ctx, object.objectKey, object.body),
     ...ready.map((w, i) => putSegmentItem(ctx, topic, w.append.partition, object.items[i])),
   ]);
+  // A manifest put that failed may still land later (a timeout is no proof it was not applied). My
+  // next append would reuse its base in this epoch for other records, and the late put would replace
+  // that committed item: forget the view, so the next append takes a new epoch, which fences it.
+  ready.forEach((w, i) => {
+    if (segs[i].status === 'rejected') forgetLeaderView(w.key);
+  });
   if (put.status === 'rejected') {
     // Nothing visible changed: items without their object stay above nextOffset and are replaced.
-    ready.forEach((w, i) => {
-      if (segs[i].status === 'rejected' && isConditionalCheckFailed(segs[i].reason)) forgetLeaderView(w.key);
-      fail(topic, w, put.reason);
-    });
+    for (const w of ready) fail(topic, w, put.reason);
     return;
   }
   const index = new Map(ready.map((w, i) => [w, i]));
@@ -270,7 +273,7 @@ async function writeAndCommit(ctx: SluiceContext, topic: string, ready: readonly
     const i = index.get(w)!;
     const seg = segs[i];
     if (seg.status === 'rejected') {
-      if (!isConditionalCheckFailed(seg.reason)) throw seg.reason; // nothing visible changed; the view stays valid
+      if (!isConditionalCheckFailed(seg.reason)) throw seg.reason; // nothing visible changed
       const state = await getPartitionState(ctx, topic, w.append.partition);
       if (!(await isOrphanAtBase(ctx, topic, w.append.partition, w.leader!, state, object.items[i]))) {
         w.leader = undefined;
