@@ -86,6 +86,7 @@ export class Consumer {
   private readonly pausedPartitions = new Set<string>();
   private resumeWaiters: (() => void)[] = [];
   private autoCommitTimer?: NodeJS.Timeout;
+  private commitTail: Promise<void> = Promise.resolve();
   private running = false;
   private readonly fetcherHost: FetcherHost;
 
@@ -151,7 +152,7 @@ export class Consumer {
   /** Commits explicit offsets (the next offset to read, Kafka's convention). */
   async commitOffsets(offsets: readonly { topic: string; partition: number; offset: number }[]): Promise<void> {
     if (!this.options.groupId) throw new SluiceClientError('INVALID_REQUEST', 'commitOffsets needs a groupId');
-    await this.commit(offsets.map((o) => ({ topic: o.topic, partition: o.partition, offset: o.offset })));
+    await this.inTurn(() => this.commit(offsets.map((o) => ({ topic: o.topic, partition: o.partition, offset: o.offset }))));
   }
 
   /** Moves the position of an assigned partition; the next fetch starts there. */
@@ -216,11 +217,13 @@ export class Consumer {
   /** Commits processed positions that moved since the last commit (`only` limits the partitions). */
   async commitPositions(only?: readonly TopicPartition[]): Promise<void> {
     if (!this.options.groupId) return;
-    const scope = only ?? [...this.positions.keys()].map(fromTpKey);
-    const offsets = scope
-      .map((tp) => ({ ...tp, offset: this.positions.get(tpKey(tp.topic, tp.partition)) }))
-      .filter((o): o is TopicPartition & { offset: number } => o.offset !== undefined && this.committed.get(tpKey(o.topic, o.partition)) !== o.offset);
-    if (offsets.length > 0) await this.commit(offsets);
+    await this.inTurn(async () => {
+      const scope = only ?? [...this.positions.keys()].map(fromTpKey);
+      const offsets = scope
+        .map((tp) => ({ ...tp, offset: this.positions.get(tpKey(tp.topic, tp.partition)) }))
+        .filter((o): o is TopicPartition & { offset: number } => o.offset !== undefined && this.committed.get(tpKey(o.topic, o.partition)) !== o.offset);
+      if (offsets.length > 0) await this.commit(offsets);
+    });
   }
 
   forgetPositions(tps: readonly TopicPartition[]): void {
@@ -232,6 +235,17 @@ export class Consumer {
   }
 
   // ---- internals ------------------------------------------------------------------------------
+
+  /**
+   * Commits go one at a time, each reading positions when its turn comes: two in flight at once
+   * could reach the server out of order, and an older auto-commit landing after the final commit of
+   * a handover or disconnect would move the group's offset back (and the next owner re-read).
+   */
+  private inTurn(work: () => Promise<void>): Promise<void> {
+    const run = this.commitTail.then(work);
+    this.commitTail = run.catch(() => undefined);
+    return run;
+  }
 
   private async commit(offsets: readonly (TopicPartition & { offset: number })[]): Promise<void> {
     const member = this.session?.member();

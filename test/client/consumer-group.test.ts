@@ -52,6 +52,55 @@ describe('consumer group', () => {
     expect(second[0]).toBe(200);
   });
 
+  it('does not let an auto-commit still in flight land after the final commit of disconnect', async () => {
+    const sluice = new Sluice({ endpoint: harness.url });
+    const topic = topicName();
+    const groupId = topicName('g');
+    await sluice.admin().createTopics({ topics: [{ topic, numPartitions: 1 }] });
+    await sluice.producer().send({ topic, messages: Array.from({ length: 10 }, (_, i) => ({ value: `r${i}` })) });
+
+    // The first auto-commit (position 5: the handler is held there) is slowed the way a network
+    // can slow one request: it reaches the server once a later commit got through (or after a
+    // moment), and before the leave that follows.
+    const transport = new RecordingTransport(harness.url);
+    let releaseHeld!: () => void;
+    const held = new Promise<void>((r) => (releaseHeld = r));
+    let heldOffset: number | undefined;
+    let heldDone: Promise<unknown> | undefined;
+    transport.intercept = async (request, forward) => {
+      if (request.op === 'leaveGroup') await heldDone?.catch(() => undefined);
+      if (request.op !== 'commitOffsets') return forward();
+      const offset = (request.body as { offsets: { offset: number }[] }).offsets[0].offset;
+      if (heldDone === undefined) {
+        heldOffset = offset;
+        setTimeout(releaseHeld, 300);
+        heldDone = held.then(forward);
+        return heldDone;
+      }
+      const reply = await forward();
+      releaseHeld();
+      return reply;
+    };
+    let openHandler!: () => void;
+    const handlerGate = new Promise<void>((r) => (openHandler = r));
+    const processed: number[] = [];
+    const consumer = new Sluice({ transport }).consumer({ groupId, maxWaitMs: 100 });
+    consumer.subscribe({ topics: [topic], fromBeginning: true });
+    await consumer.run({
+      autoCommitInterval: 200,
+      eachMessage: async ({ message }) => {
+        if (message.offset === 5) await handlerGate;
+        processed.push(message.offset);
+      },
+    });
+    await vi.waitFor(() => expect(heldOffset).toBe(5), { timeout: 20_000 });
+    openHandler();
+    await consumer.disconnect();
+    // disconnect committed the position after the last processed record, and nothing older overwrote it
+    expect(processed.at(-1)).toBeGreaterThanOrEqual(5);
+    expect(await sluice.admin().fetchOffsets({ groupId })).toMatchObject([{ topic, partition: 0, offset: processed.at(-1)! + 1 }]);
+  });
+
   it('three members consume every record exactly once across a leave and a cooperative join', async () => {
     const admin = new Sluice({ endpoint: harness.url });
     const topic = topicName();
