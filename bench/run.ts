@@ -1,8 +1,9 @@
 // `npm run bench`: codec, request counts, local end-to-end throughput and the cost model, written
-// to bench/results.md with the machine described. Prints progress; about 2-3 minutes.
+// to bench/results.md with the machine described. Prints progress; about 2 minutes on 2 cores.
 import { writeFileSync } from 'node:fs';
+import { benchBreakdown, type BreakdownRow } from './breakdown.js';
 import { benchCodec, type CodecResult } from './codec.js';
-import { ASSUMPTIONS, MAX_REQUEST_BYTES, PRICES, lingerFor, modelCost, type CostLine } from './cost-model.js';
+import { ASSUMPTIONS, MAX_REQUEST_BYTES, PRICES, lingerFor, modelCost, type CostLine, type CountedRequests, type ProducerShape } from './cost-model.js';
 import { describeMachine, machineMarkdown } from './machine.js';
 import { benchRequests, type RequestsResult } from './requests.js';
 import { startBenchStorage } from './storage.js';
@@ -47,7 +48,7 @@ function codecSection(results: CodecResult[]): string {
 
 function requestsSection(r: RequestsResult): string {
   return [
-    '## (b) Storage requests per produce and per fetch (counted at the endpoints by an SDK middleware)',
+    '## (b) Storage requests per produce, per fetch and per maintenance run (counted at the endpoints by an SDK middleware)',
     '',
     'Warm produce requests (leases held), 4 records of 1 KB per partition, averaged over 20 requests:',
     '',
@@ -68,59 +69,143 @@ function requestsSection(r: RequestsResult): string {
     ...r.storedBytes.map((s) => `| ${s.valueBytes} B | ${s.recordsPerBatch} | ${s.s3BytesPerRecord} |`),
     '',
     'DynamoDB holds one SEG item (~250 B) per partition batch and one STATE item per partition.',
+    '',
+    'Maintenance runs (runMaintenance: retention, compaction, sweep) over a 16-partition topic, each run after',
+    `${r.maintenance[0]?.producesBefore} produce requests touching all 16 partitions (16 records of 1 KB each per partition); run 2 is the steady state`,
+    '(it also re-merges run 1\'s segment, by compaction\'s half-size rule):',
+    '',
+    '| run | merges | items replaced | MiB rewritten | requests | by kind |',
+    '|---|---|---|---|---|---|',
+    ...r.maintenance.map(
+      (m) =>
+        `| ${m.run} | ${m.merges} | ${m.replacedItems} | ${fx(m.rewrittenBytes / 2 ** 20, 1)} | ${Object.values(m.counts).reduce((a, b) => a + b, 0)} | ${kinds(m.counts)} |`,
+    ),
   ].join('\n');
 }
 
-function throughputSection(t: ThroughputResult): string {
+function breakdownSection(rows: BreakdownRow[], t: ThroughputResult): string {
+  const raw = (path: string) => t.rows.find((r) => r.path === path)!;
+  const put = raw('produce, keyless (sticky)').rawCpu;
+  const get = raw('fetch compacted').rawCpu;
+  return [
+    'Where the CPU goes: the same keyless 1 MiB produce (1024 × 1 KiB, one partition) and 1 MiB fetch, measured at three depths',
+    `(8 concurrent callers, CPU ms per MiB of record values; for comparison raw S3 PUT ${fx(put.main)} / ${fx(put.emulators)} and raw ranged GET ${fx(get.main)} / ${fx(get.emulators)}`,
+    'main / emulators, from the table above). The "+ handler" fetch row includes the caller\'s JSON.parse of the response, as a client must.',
+    '',
+    '| path | depth | MB/s | CPU ms/MiB main | CPU ms/MiB emulators |',
+    '|---|---|---|---|---|',
+    ...rows.map((r) => `| ${r.path} | ${r.depth} | ${fx(r.mbps)} | ${fx(r.mainCpu)} | ${fx(r.emulatorCpu)} |`),
+  ].join('\n');
+}
+
+function throughputSection(t: ThroughputResult, breakdown: BreakdownRow[]): string {
+  const depth = (path: 'produce' | 'fetch', i: number) => breakdown.filter((r) => r.path === path)[i];
+  const rawPut = t.rows.find((r) => r.path === 'produce, keyless (sticky)')!.rawCpu;
+  const rawGet = t.rows.find((r) => r.path === 'fetch compacted')!.rawCpu;
+  const pct = (a: number, b: number) => `**${fx((100 * a) / b, 0)}%**`;
   return [
     '## (c) End-to-end local throughput through the handlers vs raw S3 on the same emulator',
     '',
-    `Local HTTP server (same Lambda handlers) → dynalite + s3rver, all in this one Node process. ${t.partitions} partitions,`,
-    `${t.recordsPerRequest} records of ${t.valueBytes} B per produce request (4 MiB), ${t.concurrency} concurrent clients.`,
-    'Raw PUT writes objects of the request size; raw GET reads ranges of the size one fetch returns (one partition range).',
+    `Local HTTP server (the same Lambda handlers, \`npm start\`'s server) in this process; dynalite + s3rver in a child process,`,
+    `shared by both sides. ${t.concurrency} concurrent clients on each side, record values of ${t.valueBytes} B (ASCII, utf8 encoding),`,
+    `${t.partitions} partitions. Sides alternate in rounds (${t.secondsPerSide} s per side in all). Sluice MB/s counts record values; raw MB/s counts object bytes.`,
+    'CPU columns: CPU ms spent per MiB moved, in this process (clients + handlers; raw: the SDK client) and in the emulator process.',
     '',
-    '| path | Sluice MB/s (record values) | raw S3 MB/s | ratio |',
-    '|---|---|---|---|',
-    `| produce | ${fx(t.produceMBps)} | ${fx(t.rawPutMBps)} (PUT) | **${fx((100 * t.produceMBps) / t.rawPutMBps, 0)}%** |`,
-    `| fetch | ${fx(t.fetchMBps)} | ${fx(t.rawGetMBps)} (ranged GET) | **${fx((100 * t.fetchMBps) / t.rawGetMBps, 0)}%** |`,
+    '| path | Sluice request | raw request | Sluice MB/s | raw MB/s | ratio | CPU ms/MiB Sluice: main / emulators | raw: main / emulators | requests Sluice / raw |',
+    '|---|---|---|---|---|---|---|---|---|',
+    ...t.rows.map(
+      (r) =>
+        `| ${r.path} | ${r.shape} | ${r.raw} | ${fx(r.sluiceMBps)} | ${fx(r.rawMBps)} | ${pct(r.sluiceMBps, r.rawMBps)} | ${fx(r.sluiceCpu.main)} / ${fx(r.sluiceCpu.emulators)} | ${fx(r.rawCpu.main)} / ${fx(r.rawCpu.emulators)} | ${r.sluiceRequests} / ${r.rawRequests} |`,
+    ),
     '',
-    `(${t.produceRequests} produce requests, ${t.fetches} fetches.)`,
+    `Compaction before the last row: ${t.compaction.merges} merges of ${t.compaction.replacedItems} produce items, ${fx(t.compaction.rewrittenBytes / 2 ** 20, 0)} MiB rewritten.`,
+    '',
+    breakdownSection(breakdown, t),
+    '',
+    'Where the time goes (both processes share 2 cores, so the runs are CPU-bound and a ratio is roughly the ratio of total',
+    'CPU per MiB, raw ÷ Sluice; the breakdown below splits Sluice\'s CPU by layer):',
+    '',
+    `- Produce: the log layer alone (encode + CRC-32C, one S3 PUT, SEG put + STATE commit through the SDK) costs ${fx(depth('produce', 0).mainCpu)} ms/MiB`,
+    `  here against ${fx(rawPut.main)} for a raw PUT; the handler (JSON parse, validation, a Buffer per value, the offsets answer) adds`,
+    `  ${fx(depth('produce', 1).mainCpu - depth('produce', 0).mainCpu)}; HTTP (the client's JSON body, loopback, the server reading it, the response) adds ${fx(depth('produce', 2).mainCpu - depth('produce', 1).mainCpu)}.`,
+    '  A Sluice produce carries every byte twice (client → handler as JSON, handler → S3 as a RecordBatch), a raw PUT once.',
+    '- Keyed produce: each request also makes 16 SEG puts + 16 STATE commits (see b); each DynamoDB call costs SDK CPU here and',
+    '  dynalite CPU in the child. In AWS those calls run in parallel and cost no Lambda CPU to speak of.',
+    `- Fetch: the log layer (3 storage requests, decode + CRC-32C) costs ${fx(depth('fetch', 0).mainCpu)} ms/MiB against ${fx(rawGet.main)} for a raw ranged GET;`,
+    `  the JSON API (a string per value, the response serialized, and parsed by the client) adds ${fx(depth('fetch', 1).mainCpu - depth('fetch', 0).mainCpu)}; HTTP adds ${fx(depth('fetch', 2).mainCpu - depth('fetch', 1).mainCpu)}.`,
+    '  So the protocol itself is close to raw I/O; the JSON-over-HTTP contract is most of the gap.',
+    '- Tail fetch of keyed data: one fetch answers from one manifest item, i.e. one produce request\'s ~64 KiB range, for the',
+    '  same 3 storage requests + 1 HTTP request as a 1 MiB fetch; the raw side reads 64 KiB with 1 request. Compaction',
+    '  merges those ranges, after which fetches fill maxBytes again (last row).',
   ].join('\n');
 }
 
-function costSection(lines: CostLine[], lingers: { recordBytes: number; mbPerSecond: number; lingerMs?: number }[]): string {
+const SHAPES: { shape: ProducerShape; label: string }[] = [
+  { shape: 'keyed', label: 'keyed (16 partitions per request)' },
+  { shape: 'keyless', label: 'keyless sticky (1 partition per request)' },
+];
+
+function costSection(lines: CostLine[], counted: CountedRequests): string {
   const rows = lines.map((l) => {
     const w = l.workload;
     const ratio = l.kinesisOnDemand.ingest / l.ingest.total;
-    return `| ${w.recordBytes / 1024} KB | ${w.mbPerSecond} MB/s | ${w.lingerMs} ms | ${fx(l.requestBytes / 2 ** 20, 2)} MB | ${fx(l.produceRequestsPerGb, 0)} | ${usd(l.ingest.s3Put)} | ${usd(l.ingest.dynamodb)} | ${usd(l.ingest.lambda)} | ${usd(l.ingest.compaction)} | **${usd(l.ingest.total)}** | ${usd(l.kinesisOnDemand.ingest)} | **1/${fx(ratio, 1)}** | ${usd(l.kinesisProvisioned.ingest)} (${l.kinesisProvisioned.shards} shards) | ${usd(l.readTail)} / ${usd(l.readCompacted)} | ${usd(l.kinesisOnDemand.read)} |`;
+    return `| ${w.shape} | ${w.recordBytes / 1024} KB | ${w.mbPerSecond} MB/s | ${w.lingerMs} ms | ${fx(l.requestBytes / 2 ** 20, 2)} MB | ${fx(l.produceRequestsPerGb, 0)} | ${usd(l.ingest.s3Put)} | ${usd(l.ingest.dynamodb)} | ${usd(l.ingest.lambda)} | ${usd(l.ingest.apiGateway)} | ${usd(l.ingest.maintenance)} | **${usd(l.ingest.total)}** | ${usd(l.kinesisOnDemand.ingest)} | **1/${fx(ratio, 1)}**${ratio >= 8 ? ' ✓' : ''} | ${usd(l.kinesisProvisioned.ingest)} (${l.kinesisProvisioned.shards}) | ${usd(l.readTail)} / ${usd(l.readCompacted)} | ${usd(l.kinesisOnDemand.read)} |`;
   });
   const a = ASSUMPTIONS;
+  const headline = (shape: ProducerShape, apiGateway: boolean) =>
+    lingerFor(1 / 8, { recordBytes: 1024, mbPerSecond: 1, partitions: 16, shape }, counted, { ...a, apiGateway });
+  const show = (ms: number | undefined) => (ms === undefined ? 'not below 60 s' : `${ms} ms`);
+  const check = (shape: ProducerShape, lingerMs: number) => {
+    const l = lines.find((x) => x.workload.shape === shape && x.workload.recordBytes === 1024 && x.workload.mbPerSecond === 1 && x.workload.lingerMs === lingerMs)!;
+    const ratio = l.kinesisOnDemand.ingest / l.ingest.total;
+    return `${lingerMs} ms: 1/${fx(ratio, 1)} ${ratio >= 8 ? '(holds)' : '(does not hold)'}`;
+  };
+  const lingers = [...new Set(lines.map((l) => l.workload.lingerMs))];
+  const m = counted.maintenance;
   return [
     '## (d) Cost model: $ per GB (2^30 B of record values), 16 partitions',
     '',
-    'Sluice ingest = counted requests per 16-partition produce × list prices, for a client that lingers so each',
-    'produce request carries `linger` of data (capped at 4 MiB, Lambda\'s 6 MB payload less JSON framing).',
+    '### Headline check: Sluice ingest ≤ 1/8 of Kinesis on-demand ingest at 1 KB records and 1 MB/s',
     '',
-    '| record | rate | linger | request | produces/GB | S3 PUT | DynamoDB | Lambda | compaction | **Sluice ingest** | Kinesis on-demand ingest | Sluice/Kinesis | Kinesis provisioned ingest | Sluice read tail / compacted | Kinesis on-demand read |',
-    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+    ...SHAPES.map((s) => `- ${s.label}: ${lingers.map((ms) => check(s.shape, ms)).join('; ')}.`),
+    ...SHAPES.map(
+      (s) =>
+        `- Smallest client linger at which it holds, ${s.shape}: ${show(headline(s.shape, true))} through API Gateway; ${show(headline(s.shape, false))} with direct Lambda invoke (no API Gateway).`,
+    ),
+    '',
+    'So the claim holds for keyless producers (sticky partitioner) from about a second of linger, and for keyed producers',
+    'spreading every request over 16 partitions only with multi-second linger: each such request pays 16 SEG puts and 16',
+    'STATE commits (32 DynamoDB writes, $0.00002) besides its single S3 PUT ($0.000005).',
+    '',
+    '### Table',
+    '',
+    'Sluice ingest per GB = produce requests per GB × the requests counted per produce (b) × list prices, + Lambda, + API Gateway,',
+    '+ maintenance (compaction, retention, sweep) scaled from the counted steady-state run. A client lingers `linger` and sends what it',
+    `has as one request (capped at ${MAX_REQUEST_BYTES / 2 ** 20} MiB; above that it sends several full requests). ✓ = at most 1/8 of Kinesis on-demand.`,
+    '',
+    '| producer | record | rate | linger | request | produces/GB | S3 PUT | DynamoDB | Lambda | API GW | maintenance | **Sluice ingest** | Kinesis on-demand ingest | Sluice/Kinesis | Kinesis provisioned ingest (shards) | Sluice read tail / compacted | Kinesis on-demand read |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...rows,
     '',
-    'Smallest linger at which modeled Sluice ingest ≤ 1/8 of Kinesis on-demand ingest:',
+    '### Prices and assumptions',
     '',
-    ...lingers.map((l) => `- ${l.recordBytes / 1024} KB records, ${l.mbPerSecond} MB/s: ${l.lingerMs === undefined ? 'none below 60 s' : `${l.lingerMs} ms`}`),
-    '',
-    'Assumptions and prices:',
-    '',
-    `- Prices (us-east-1 list, USD, not fetched online): S3 PUT ${PRICES.s3Put * 1000}/1000, GET ${PRICES.s3Get * 1000}/1000, storage ${PRICES.s3StorageGbMonth}/GB-month;`,
+    `- Prices (us-east-1 list, USD; not fetched online, this machine has no internet): S3 PUT/LIST ${PRICES.s3Put * 1000}/1000, GET ${PRICES.s3Get * 1000}/1000, DELETE free, storage ${PRICES.s3StorageGbMonth}/GB-month;`,
     `  DynamoDB on-demand ${PRICES.ddbWriteUnit * 1e6}/M WRU (1 KB), ${PRICES.ddbReadUnit * 1e6}/M RRU (4 KB strongly consistent); Lambda arm64 ${PRICES.lambdaGbSecond}/GB-s + ${PRICES.lambdaRequest * 1e6}/M requests;`,
+    `  API Gateway HTTP API ${PRICES.apiGatewayRequest * 1e6}/M requests, each metered per 512 KB;`,
     `  Kinesis on-demand ${PRICES.kinesisOnDemandIngestGb}/GB in, ${PRICES.kinesisOnDemandRetrievalGb}/GB out, ${PRICES.kinesisOnDemandStreamHour}/stream-hour (amortized over the GB/hour of the rate);`,
-    `  Kinesis provisioned ${PRICES.kinesisShardHour}/shard-hour + ${PRICES.kinesisPutPayloadUnit * 1e6}/M PUT payload units (25 KB), one shard per partition (or more for the 1 MB/s / 1000 records/s shard limits), retrieval included.`,
-    `- Every SEG put and STATE commit is ${a.writeUnitsPerItem} WRU (items < 1 KB; no idempotent-producer entries); every STATE/manifest read ${a.readUnitsPerItem} RRU.`,
-    `- Lambda ${a.lambdaGb} GB; a produce runs ${a.produceBaseMs} ms + ${a.produceMsPerMb} ms/MB, a fetch ${a.fetchMs} ms. Lease acquisitions (one per partition per lease period) are ignored.`,
-    `- Compaction (modeled from its request pattern, not counted): per partition range one ranged GET and one item delete; per ${a.compactedSegmentBytes / 2 ** 20} MiB output segment two PUTs (log + index) and one item.`,
-    `- Read: a tailing consumer's fetch returns one partition range (request size / 16); a fetch of compacted data returns maxBytes ${a.fetchMaxBytes / 2 ** 20} MiB. Each fetch is the counted 3 requests + one Lambda invocation.`,
-    `- Storage is billed separately: ${usd(lines[0]?.storagePerGb ?? 0)} per GB for ${a.retentionDays} days of retention (Kinesis includes 24 h).`,
-    `- Max request ${MAX_REQUEST_BYTES / 2 ** 20} MiB.`,
+    `  Kinesis provisioned ${PRICES.kinesisShardHour}/shard-hour + ${PRICES.kinesisPutPayloadUnit * 1e6}/M PUT payload units (25 KB), one shard per partition (more for the 1 MB/s or 1000 records/s shard limits), reads included.`,
+    '- Counted (b): requests per produce (keyed = the 16-partition row, keyless = the 1-partition row), per fetch, and per maintenance run.',
+    '  Every SEG/STATE/maintenance item written is < 1 KB (1 WRU; no idempotent-producer entries); every GetItem/Query 1 RRU.',
+    `- Maintenance, from counted run 2 (${m.merges} merges, ${m.replacedItems} items replaced): per replaced item its ranged GET and item delete;`,
+    `  per merge its segment PUTs (.log/.index/.timeindex), merged item and STATE update; per partition per run the snapshot reads and listings.`,
+    `  Modeled on top: one run every ${a.maintenanceIntervalSeconds} s (infra's schedule), one merge per partition per run (more when a partition gets over`,
+    `  ${a.maxMergeBytes / 2 ** 20} MiB per interval), every produce item replaced once; retention (not counted here) one item delete + one STATE update per partition per run.`,
+    `- Lambda ${a.lambdaGb} GB; a produce runs ${a.produceBaseMs} ms + ${a.produceMsPerMb} ms/MB (storage round trips dominate; locally the handler + client spent ~14 ms CPU per MiB, see c), a fetch ${a.fetchMs} ms.`,
+    '  Lease acquisitions (one per partition per lease period while a writer is idle) are ignored.',
+    `- Read: a tailing consumer's fetch answers from one produce range of its partition (request size / 16 for keyed, the whole request for keyless,`,
+    `  at most maxBytes ${a.fetchMaxBytes / 2 ** 20} MiB); a fetch of compacted data returns maxBytes. Each fetch is the counted requests + one Lambda invocation (+ API Gateway).`,
+    `- Storage is billed separately and alike for both: ${usd(lines[0]?.storagePerGb ?? 0)} per GB for ${a.retentionDays} days of retention in S3 (Kinesis includes 24 h).`,
+    '- Kinesis on-demand also rounds each record up to 1 KB; irrelevant at these record sizes.',
   ].join('\n');
 }
 
@@ -134,34 +219,44 @@ async function main(): Promise<void> {
     codec.push(await benchCodec(size, 1500));
   }
 
-  progress('starting the embedded emulators');
+  progress('starting the embedded emulators in a child process');
   const storage = await startBenchStorage();
   let requests: RequestsResult;
   let throughput: ThroughputResult;
+  let breakdown: BreakdownRow[];
   try {
     requests = await benchRequests(storage, progress);
-    throughput = await benchThroughput(storage, 8, progress);
+    throughput = await benchThroughput(storage, 5, 8, progress);
+    progress('CPU breakdown: log layer, + handler, + HTTP');
+    breakdown = await benchBreakdown(storage, 3, 8);
   } finally {
     await storage.close();
   }
 
   progress('cost model');
-  const perProduce = requests.produce.find((p) => p.partitions === 16)!.perRequest;
-  const perFetch = requests.fetch[requests.fetch.length - 1].perFetch;
+  const steady = requests.maintenance[requests.maintenance.length - 1];
+  const counted: CountedRequests = {
+    perProduce: {
+      keyed: requests.produce.find((p) => p.partitions === 16)!.perRequest,
+      keyless: requests.produce.find((p) => p.partitions === 1)!.perRequest,
+    },
+    perFetch: requests.fetch[requests.fetch.length - 1].perFetch,
+    maintenance: { partitions: steady.partitions, merges: steady.merges, replacedItems: steady.replacedItems, counts: steady.counts },
+  };
   const lines: CostLine[] = [];
-  for (const recordBytes of [1024, 10240]) {
-    for (const mbPerSecond of [1, 10]) {
-      for (const lingerMs of [100, 1000, 4000]) lines.push(modelCost({ recordBytes, mbPerSecond, partitions: 16, lingerMs }, perProduce, perFetch));
+  for (const { shape } of SHAPES) {
+    for (const recordBytes of [1024, 10240]) {
+      for (const mbPerSecond of [1, 10]) {
+        for (const lingerMs of [100, 1000, 5000]) lines.push(modelCost({ recordBytes, mbPerSecond, partitions: 16, shape, lingerMs }, counted));
+      }
     }
   }
-  const lingers = [1024, 10240].flatMap((recordBytes) =>
-    [1, 10].map((mbPerSecond) => ({ recordBytes, mbPerSecond, lingerMs: lingerFor(1 / 8, { recordBytes, mbPerSecond, partitions: 16 }, perProduce, perFetch) })),
-  );
 
   const markdown = [
     '# Sluice benchmark results',
     '',
-    'Written by `npm run bench` (bench/run.ts). Numbers from one run on a shared machine; compare ratios measured in the same run.',
+    'Written by `npm run bench` (bench/run.ts). Numbers from one run on a shared machine (other processes may be running: see the',
+    'load average); compare ratios measured in the same run, which alternate the two sides.',
     '',
     '## Machine',
     '',
@@ -171,9 +266,9 @@ async function main(): Promise<void> {
     '',
     requestsSection(requests),
     '',
-    throughputSection(throughput),
+    throughputSection(throughput, breakdown),
     '',
-    costSection(lines, lingers),
+    costSection(lines, counted),
     '',
   ].join('\n');
   writeFileSync(new URL('./results.md', import.meta.url), markdown);

@@ -11,6 +11,8 @@ import { ensureBucket, ensureTable } from '../lib/local/provision.js';
 export interface BenchStorage {
   readonly dynamodbEndpoint: string;
   readonly s3Endpoint: string;
+  /** CPU milliseconds the emulator process has used so far. */
+  emulatorCpuMs(): Promise<number>;
   /** A context on a new, empty bucket and table. */
   newContext(settings?: { readonly leaseMs?: number }): Promise<SluiceContext>;
   close(): Promise<void>;
@@ -27,8 +29,14 @@ export async function startBenchStorage(): Promise<BenchStorage> {
     child.once('error', reject);
     child.once('exit', (code) => reject(new Error(`emulator process exited with ${code}`)));
   });
+  const endpointsOnly = { dynamodbEndpoint: endpoints.dynamodbEndpoint, s3Endpoint: endpoints.s3Endpoint };
   return {
-    ...endpoints,
+    ...endpointsOnly,
+    emulatorCpuMs: () =>
+      new Promise<number>((resolve) => {
+        child.once('message', (m) => resolve((m as { cpuMs: number }).cpuMs));
+        child.send('cpu');
+      }),
     async newContext(settings = {}) {
       const id = randomBytes(4).toString('hex');
       const clients = createClients({

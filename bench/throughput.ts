@@ -27,6 +27,14 @@ export interface ThroughputRow {
   readonly rawMBps: number;
   readonly sluiceRequests: number;
   readonly rawRequests: number;
+  /** CPU ms per MiB moved, in this process (clients + handlers) and in the emulator process. */
+  readonly sluiceCpu: CpuPerMiB;
+  readonly rawCpu: CpuPerMiB;
+}
+
+export interface CpuPerMiB {
+  readonly main: number;
+  readonly emulators: number;
 }
 
 export interface ThroughputResult {
@@ -35,6 +43,7 @@ export interface ThroughputResult {
   readonly partitions: number;
   readonly secondsPerSide: number;
   readonly rows: ThroughputRow[];
+  readonly compaction: { readonly merges: number; readonly replacedItems: number; readonly rewrittenBytes: number };
 }
 
 const PARTITIONS = 16;
@@ -57,6 +66,48 @@ async function runFor(ms: number, concurrency: number, worker: (i: number) => Pr
   return (performance.now() - start) / 1000;
 }
 
+/** What one side moved in one round. */
+interface Moved {
+  readonly bytes: number;
+  readonly requests: number;
+  readonly seconds: number;
+}
+
+interface Measured {
+  readonly mbps: number;
+  readonly requests: number;
+  readonly cpu: CpuPerMiB;
+}
+
+/**
+ * Alternates short rounds of each side (ROUNDS of them, `ms` in all per side), so load from other
+ * processes on a shared machine hits every side alike; sums bytes, time and the CPU both
+ * processes spent during each side's rounds.
+ */
+async function alternate(storage: BenchStorage, ms: number, sides: readonly ((ms: number) => Promise<Moved>)[]): Promise<Measured[]> {
+  const ROUNDS = 2;
+  const totals = sides.map(() => ({ bytes: 0, requests: 0, seconds: 0, mainMs: 0, emulatorMs: 0 }));
+  for (let round = 0; round < ROUNDS; round++) {
+    for (let i = 0; i < sides.length; i++) {
+      const main0 = process.cpuUsage();
+      const emu0 = await storage.emulatorCpuMs();
+      const moved = await sides[i](ms / ROUNDS);
+      const main = process.cpuUsage(main0);
+      const t = totals[i];
+      t.emulatorMs += (await storage.emulatorCpuMs()) - emu0;
+      t.mainMs += (main.user + main.system) / 1000;
+      t.bytes += moved.bytes;
+      t.requests += moved.requests;
+      t.seconds += moved.seconds;
+    }
+  }
+  return totals.map((t) => ({
+    mbps: t.bytes / MB / t.seconds,
+    requests: t.requests,
+    cpu: { main: t.mainMs / (t.bytes / MB), emulators: t.emulatorMs / (t.bytes / MB) },
+  }));
+}
+
 async function call(url: string, method: string, body?: string): Promise<Record<string, unknown>> {
   const res = await fetch(url, { method, headers: { 'content-type': 'application/json' }, body });
   const json = (await res.json()) as Record<string, unknown>;
@@ -71,40 +122,47 @@ async function produceFor(url: string, topic: string, body: string, ms: number, 
     await call(`${url}/v1/topics/${topic}/records`, 'POST', body);
     requests++;
   });
-  return { mbps: (requests * REQUEST_BYTES) / MB / seconds, requests };
+  return { bytes: requests * REQUEST_BYTES, requests, seconds };
 }
+
+/** Where consumers of a topic are: the next offset per partition, kept across rounds. */
+interface Consumers {
+  readonly next: number[];
+  readonly busy: boolean[];
+  readonly ends: number[];
+  cursor: number;
+}
+
+const consumersOf = (ends: number[]): Consumers => ({ next: ends.map(() => 0), busy: ends.map(() => false), ends, cursor: 0 });
 
 /**
  * Consumers reading every partition from offset 0 with maxBytes 1 MiB, each worker taking the next
  * partition not being read; a partition read to its end starts over (a replay).
  */
-async function fetchFor(url: string, topic: string, ends: number[], ms: number, concurrency: number) {
-  const next = new Array<number>(ends.length).fill(0);
-  const busy = new Array<boolean>(ends.length).fill(false);
-  let cursor = 0;
+async function fetchFor(url: string, topic: string, c: Consumers, ms: number, concurrency: number) {
   let bytes = 0;
   let requests = 0;
   const seconds = await runFor(ms, concurrency, async () => {
-    let p = cursor++ % ends.length;
-    for (let tries = 0; busy[p] && tries < ends.length; tries++) p = cursor++ % ends.length;
-    busy[p] = true;
-    const read = await call(`${url}/v1/topics/${topic}/partitions/${p}/records?offset=${next[p]}&maxBytes=${FETCH_MAX_BYTES}`, 'GET');
+    let p = c.cursor++ % c.ends.length;
+    for (let tries = 0; c.busy[p] && tries < c.ends.length; tries++) p = c.cursor++ % c.ends.length;
+    c.busy[p] = true;
+    const read = await call(`${url}/v1/topics/${topic}/partitions/${p}/records?offset=${c.next[p]}&maxBytes=${FETCH_MAX_BYTES}`, 'GET');
     for (const r of read.records as { value: string }[]) bytes += r.value.length; // ASCII values: chars = bytes
-    next[p] = (read.nextOffset as number) >= ends[p] ? 0 : (read.nextOffset as number);
-    busy[p] = false;
+    c.next[p] = (read.nextOffset as number) >= c.ends[p] ? 0 : (read.nextOffset as number);
+    c.busy[p] = false;
     requests++;
   });
-  return { mbps: bytes / MB / seconds, requests };
+  return { bytes, requests, seconds };
 }
 
-async function rawPutFor(ctx: SluiceContext, prefix: string, size: number, ms: number, concurrency: number) {
-  const payload = Buffer.alloc(size, 120);
+async function rawPutFor(ctx: SluiceContext, prefix: string, objects: number, payload: Buffer, ms: number, concurrency: number) {
+  const size = payload.length;
   let requests = 0;
   const seconds = await runFor(ms, concurrency, async (i) => {
-    await ctx.s3.send(new PutObjectCommand({ Bucket: ctx.bucket, Key: `${prefix}/${i}`, Body: payload, ContentLength: size }));
+    await ctx.s3.send(new PutObjectCommand({ Bucket: ctx.bucket, Key: `${prefix}/${i % objects}`, Body: payload, ContentLength: size }));
     requests++;
   });
-  return { mbps: (requests * size) / MB / seconds, requests, objects: requests };
+  return { bytes: requests * size, requests, seconds };
 }
 
 async function rawGetFor(ctx: SluiceContext, prefix: string, objects: number, rangeBytes: number, ms: number, concurrency: number) {
@@ -117,7 +175,7 @@ async function rawGetFor(ctx: SluiceContext, prefix: string, objects: number, ra
     bytes += (await out.Body!.transformToByteArray()).length;
     requests++;
   });
-  return { mbps: bytes / MB / seconds, requests };
+  return { bytes, requests, seconds };
 }
 
 async function highWatermarks(url: string, topic: string): Promise<number[]> {
@@ -136,6 +194,17 @@ export async function benchThroughput(
   const server = await startServer({ context: ctx });
   const ms = seconds * 1000;
   const rows: ThroughputRow[] = [];
+  const row = (path: string, shape: string, raw: string, sluice: Measured, rawSide: Measured): ThroughputRow => ({
+    path,
+    shape,
+    raw,
+    sluiceMBps: sluice.mbps,
+    rawMBps: rawSide.mbps,
+    sluiceRequests: sluice.requests,
+    rawRequests: rawSide.requests,
+    sluiceCpu: sluice.cpu,
+    rawCpu: rawSide.cpu,
+  });
   try {
     const value = 'x'.repeat(VALUE_BYTES);
     const keyed = JSON.stringify({ records: Array.from({ length: RECORDS_PER_REQUEST }, (_, i) => ({ key: `key-${i}`, value })) });
@@ -145,34 +214,43 @@ export async function benchThroughput(
       // Warm up: leases of every partition, topic cache, JIT.
       for (let i = 0; i < PARTITIONS; i++) await call(`${server.url}/v1/topics/${topic}/records`, 'POST', topic === 'keyed' ? keyed : keyless);
     }
+    const RAW_OBJECTS = 64;
+    const payload = Buffer.alloc(REQUEST_BYTES, 120);
+    for (let i = 0; i < RAW_OBJECTS; i++) await ctx.s3.send(new PutObjectCommand({ Bucket: ctx.bucket, Key: `raw/${i}`, Body: payload }));
 
-    progress(`raw S3 PUT of 1 MiB objects, ${concurrency} clients`);
-    const put = await rawPutFor(ctx, 'raw', REQUEST_BYTES, ms, concurrency);
-    const rawPut = { raw: 'PUT 1 MiB object', rawMBps: put.mbps, rawRequests: put.requests };
-    progress(`produce, keyed over ${PARTITIONS} partitions (1 MiB requests), ${concurrency} clients`);
-    const pk = await produceFor(server.url, 'keyed', keyed, ms, concurrency);
-    rows.push({ path: 'produce, keyed', shape: `1 MiB request: ${RECORDS_PER_REQUEST} × 1 KiB records over all ${PARTITIONS} partitions`, sluiceMBps: pk.mbps, sluiceRequests: pk.requests, ...rawPut });
-    progress(`produce, keyless sticky (1 MiB to one partition), ${concurrency} clients`);
-    const pl = await produceFor(server.url, 'keyless', keyless, ms, concurrency);
-    rows.push({ path: 'produce, keyless (sticky)', shape: `1 MiB request: ${RECORDS_PER_REQUEST} × 1 KiB records to one partition`, sluiceMBps: pl.mbps, sluiceRequests: pl.requests, ...rawPut });
+    progress(`produce 1 MiB requests (keyed over ${PARTITIONS} partitions; keyless sticky) vs raw PUT of 1 MiB, ${concurrency} clients each, alternating`);
+    const [put, pk, pl] = await alternate(storage, ms, [
+      (t) => rawPutFor(ctx, 'raw', RAW_OBJECTS, payload, t, concurrency),
+      (t) => produceFor(server.url, 'keyed', keyed, t, concurrency),
+      (t) => produceFor(server.url, 'keyless', keyless, t, concurrency),
+    ]);
+    rows.push(row('produce, keyed', `1 MiB request: ${RECORDS_PER_REQUEST} × 1 KiB records over all ${PARTITIONS} partitions`, 'PUT 1 MiB object', pk, put));
+    rows.push(row('produce, keyless (sticky)', `1 MiB request: ${RECORDS_PER_REQUEST} × 1 KiB records to one partition`, 'PUT 1 MiB object', pl, put));
 
-    progress('raw S3 ranged GETs of 1 MiB and of 64 KiB');
-    const get1m = await rawGetFor(ctx, 'raw', put.objects, FETCH_MAX_BYTES, ms, concurrency);
-    const get64k = await rawGetFor(ctx, 'raw', put.objects, REQUEST_BYTES / PARTITIONS, ms, concurrency);
+    progress('fetch from the tail (uncompacted produce objects) vs raw ranged GETs of the same sizes, alternating');
+    const tailKeyless = consumersOf(await highWatermarks(server.url, 'keyless'));
+    const tailKeyed = consumersOf(await highWatermarks(server.url, 'keyed'));
+    const [get1m, ftl, get64k, ftk] = await alternate(storage, ms, [
+      (t) => rawGetFor(ctx, 'raw', RAW_OBJECTS, FETCH_MAX_BYTES, t, concurrency),
+      (t) => fetchFor(server.url, 'keyless', tailKeyless, t, concurrency),
+      (t) => rawGetFor(ctx, 'raw', RAW_OBJECTS, REQUEST_BYTES / PARTITIONS, t, concurrency),
+      (t) => fetchFor(server.url, 'keyed', tailKeyed, t, concurrency),
+    ]);
+    rows.push(row('fetch tail, keyless', 'maxBytes 1 MiB; one produce range = 1 MiB', 'ranged GET 1 MiB', ftl, get1m));
+    rows.push(row('fetch tail, keyed', 'maxBytes 1 MiB; one produce range ≈ 64 KiB', 'ranged GET 64 KiB', ftk, get64k));
 
-    progress('fetch from the tail, keyless topic (1 MiB produce ranges)');
-    const ftl = await fetchFor(server.url, 'keyless', await highWatermarks(server.url, 'keyless'), ms, concurrency);
-    rows.push({ path: 'fetch tail, keyless', shape: 'maxBytes 1 MiB; one produce range = 1 MiB', sluiceMBps: ftl.mbps, sluiceRequests: ftl.requests, raw: 'ranged GET 1 MiB', rawMBps: get1m.mbps, rawRequests: get1m.requests });
-    progress('fetch from the tail, keyed topic (64 KiB produce ranges)');
-    const ftk = await fetchFor(server.url, 'keyed', await highWatermarks(server.url, 'keyed'), ms, concurrency);
-    rows.push({ path: 'fetch tail, keyed', shape: 'maxBytes 1 MiB; one produce range ≈ 64 KiB', sluiceMBps: ftk.mbps, sluiceRequests: ftk.requests, raw: 'ranged GET 64 KiB', rawMBps: get64k.mbps, rawRequests: get64k.requests });
-
-    progress('compacting the keyed topic into segments');
-    const compaction = await runMaintenance(ctx, { timeLeftMs: () => 600_000, reserveMs: 0, concurrency: 2 });
-    progress(`compacted: ${compaction.compaction.merges} merges, ${(compaction.compaction.rewrittenBytes / MB).toFixed(0)} MiB rewritten`);
-    const fc = await fetchFor(server.url, 'keyed', await highWatermarks(server.url, 'keyed'), ms, concurrency);
-    rows.push({ path: 'fetch compacted, keyed', shape: 'maxBytes 1 MiB from merged segments', sluiceMBps: fc.mbps, sluiceRequests: fc.requests, raw: 'ranged GET 1 MiB', rawMBps: get1m.mbps, rawRequests: get1m.requests });
-    return { concurrency, valueBytes: VALUE_BYTES, partitions: PARTITIONS, secondsPerSide: seconds, rows };
+    progress('compacting both topics into segments (maintenance run)');
+    const maintenance = await runMaintenance(ctx, { timeLeftMs: () => 600_000, reserveMs: 0, concurrency: 2 });
+    const merged = maintenance.compaction;
+    progress(`compacted: ${merged.merges} merges of ${merged.replacedItems} items, ${(merged.rewrittenBytes / MB).toFixed(0)} MiB rewritten`);
+    progress('fetch compacted segments vs raw ranged GET of 1 MiB, alternating');
+    const compacted = consumersOf(await highWatermarks(server.url, 'keyed'));
+    const [get1mAgain, fc] = await alternate(storage, ms, [
+      (t) => rawGetFor(ctx, 'raw', RAW_OBJECTS, FETCH_MAX_BYTES, t, concurrency),
+      (t) => fetchFor(server.url, 'keyed', compacted, t, concurrency),
+    ]);
+    rows.push(row('fetch compacted', 'maxBytes 1 MiB from merged segments', 'ranged GET 1 MiB', fc, get1mAgain));
+    return { concurrency, valueBytes: VALUE_BYTES, partitions: PARTITIONS, secondsPerSide: seconds, rows, compaction: merged };
   } finally {
     await server.close();
   }

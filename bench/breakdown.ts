@@ -1,0 +1,119 @@
+// Where the CPU of a 1 MiB produce and of a 1 MiB fetch goes: the same work measured at three
+// depths, in this process and in the emulator process, per MiB of record values —
+//   1. log layer: appendToPartitions / readRecords on Buffers (the storage protocol, codec, SDK);
+//   2. + handler: handleHttp in process (JSON parse, validation, value conversions, JSON response);
+//   3. + HTTP: the full local server over loopback with a fetch() client (what section (c) measures).
+// The differences between rows are what each layer adds.
+import type { SluiceContext } from '../lib/context.js';
+import { handleHttp } from '../lib/api/router.js';
+import { appendToPartitions } from '../lib/log/append.js';
+import { readRecords } from '../lib/log/read.js';
+import { createTopic } from '../lib/metadata/topics.js';
+import { startServer } from '../lib/local/server.js';
+import type { RecordInput } from '../lib/records/index.js';
+import type { BenchStorage } from './storage.js';
+
+export interface BreakdownRow {
+  readonly path: 'produce' | 'fetch';
+  readonly depth: string;
+  readonly mbps: number;
+  /** CPU ms per MiB of record values. */
+  readonly mainCpu: number;
+  readonly emulatorCpu: number;
+}
+
+const PARTITIONS = 16;
+const RECORDS = 1024;
+const VALUE_BYTES = 1024;
+const MIB = 2 ** 20;
+
+async function measure(storage: BenchStorage, ms: number, concurrency: number, op: (i: number) => Promise<number>) {
+  const main0 = process.cpuUsage();
+  const emu0 = await storage.emulatorCpuMs();
+  const start = performance.now();
+  let bytes = 0;
+  let i = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (performance.now() - start < ms) {
+        // Not `bytes += await op()`: that reads `bytes` before the await and loses other workers' updates.
+        const moved = await op(i++);
+        bytes += moved;
+      }
+    }),
+  );
+  const seconds = (performance.now() - start) / 1000;
+  const main = process.cpuUsage(main0);
+  const emulatorMs = (await storage.emulatorCpuMs()) - emu0;
+  const mib = bytes / MIB;
+  return { mbps: mib / seconds, mainCpu: (main.user + main.system) / 1000 / mib, emulatorCpu: emulatorMs / mib };
+}
+
+const ok = (status: number, body: string) => {
+  if (status !== 200) throw new Error(`status ${status}: ${body.slice(0, 200)}`);
+  return body;
+};
+
+export async function benchBreakdown(storage: BenchStorage, seconds: number, concurrency: number): Promise<BreakdownRow[]> {
+  const ctx: SluiceContext = await storage.newContext();
+  await createTopic(ctx, 'b', PARTITIONS);
+  const server = await startServer({ context: ctx });
+  const ms = seconds * 1000;
+  const value = 'x'.repeat(VALUE_BYTES);
+  const body = JSON.stringify({ records: Array.from({ length: RECORDS }, () => ({ value })) });
+  const records: RecordInput[] = Array.from({ length: RECORDS }, () => ({ timestamp: Date.now(), key: null, value: Buffer.from(value), headers: [] }));
+  const rows: BreakdownRow[] = [];
+  try {
+    const produceDepths: [string, (i: number) => Promise<number>][] = [
+      ['log layer (appendToPartitions)', async (i) => {
+        await appendToPartitions(ctx, 'b', [{ partition: i % PARTITIONS, records }]);
+        return RECORDS * VALUE_BYTES;
+      }],
+      ['+ handler (handleHttp in process)', async () => {
+        const r = await handleHttp(ctx, { method: 'POST', path: '/v1/topics/b/records', body });
+        ok(r.status, r.body);
+        return RECORDS * VALUE_BYTES;
+      }],
+      ['+ HTTP (local server, fetch client)', async () => {
+        const res = await fetch(`${server.url}/v1/topics/b/records`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+        ok(res.status, JSON.stringify(await res.json()));
+        return RECORDS * VALUE_BYTES;
+      }],
+    ];
+    for (const [depth, op] of produceDepths) rows.push({ path: 'produce', depth, ...(await measure(storage, ms, concurrency, op)) });
+
+    // Every partition now holds many 1 MiB produce ranges; readers cycle over them from offset 0.
+    const end = RECORDS * 4;
+    const next = new Array<number>(PARTITIONS).fill(0);
+    const take = (i: number) => {
+      const p = i % PARTITIONS;
+      const offset = next[p];
+      next[p] = (offset + RECORDS) % end;
+      return { p, offset };
+    };
+    const fetchDepths: [string, (i: number) => Promise<number>][] = [
+      ['log layer (readRecords)', async (i) => {
+        const { p, offset } = take(i);
+        const read = await readRecords(ctx, 'b', p, { offset, maxBytes: MIB });
+        return read.records.reduce((n, r) => n + (r.value?.length ?? 0), 0);
+      }],
+      ['+ handler (handleHttp in process)', async (i) => {
+        const { p, offset } = take(i);
+        const r = await handleHttp(ctx, { method: 'GET', path: `/v1/topics/b/partitions/${p}/records`, query: { offset: String(offset), maxBytes: String(MIB) } });
+        const json = JSON.parse(ok(r.status, r.body)) as { records: { value: string }[] };
+        return json.records.reduce((n, x) => n + x.value.length, 0);
+      }],
+      ['+ HTTP (local server, fetch client)', async (i) => {
+        const { p, offset } = take(i);
+        const res = await fetch(`${server.url}/v1/topics/b/partitions/${p}/records?offset=${offset}&maxBytes=${MIB}`);
+        const json = (await res.json()) as { records: { value: string }[] };
+        ok(res.status, '');
+        return json.records.reduce((n, x) => n + x.value.length, 0);
+      }],
+    ];
+    for (const [depth, op] of fetchDepths) rows.push({ path: 'fetch', depth, ...(await measure(storage, ms, concurrency, op)) });
+    return rows;
+  } finally {
+    await server.close();
+  }
+}
