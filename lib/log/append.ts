@@ -370,6 +370,8 @@ async function commit(
     .slice(0, EXPIRED_PRODUCERS_PER_COMMIT)
     .map(([id]) => id);
   let lastError: unknown;
+  /** Whether an attempt failed without a definite refusal, so it may have been applied. */
+  let mayHaveLanded = false;
   for (let attempt = 0; attempt < COMMIT_ATTEMPTS; attempt++) {
     const expiresAt = ctx.now() + ctx.leaseMs;
     try {
@@ -393,6 +395,7 @@ async function commit(
       return { kind: 'committed', view: { epoch: leader.epoch, nextOffset: baseOffset + count, expiresAt, producers } };
     } catch (e) {
       lastError = e;
+      mayHaveLanded ||= !isConditionalCheckFailed(e);
     }
     // Refused or unknown: the stored state decides, before anything else.
     let state: PartitionState;
@@ -404,6 +407,9 @@ async function commit(
     const mine = state.epoch === leader.epoch && state.owner === ctx.ownerId;
     if (state.nextOffset > baseOffset) {
       if (mine) return { kind: 'committed', view: viewOf(state) };
+      // Every attempt was refused: not committed, whatever SEG#<base> holds (my own put may have
+      // landed late and recreated it after retention or compaction removed a newer leader's item).
+      if (!mayHaveLanded) return { kind: 'lostLeadership' };
       // A newer leader took over; my commit landed first iff SEG#<base> is still my object.
       try {
         const seg = await getSegmentItem(ctx, topic, partition, baseOffset);
