@@ -21,6 +21,13 @@
 //      items wholly inside the merged item's range, which readers and retention step over.
 // Old objects are deleted by the sweep (cleanup.ts) once unreferenced for the grace period. The
 // merged item keeps the highest leader epoch of the items it replaces (manifest.ts requires it).
+//
+// Deleting an item frees its key, and a manifest put creates an absent item whatever its epoch. The
+// first item a leader epoch committed sits at the base where the previous leader's view ended, so a
+// stale leader of an older epoch whose put is still in flight may target exactly that key: were it
+// deleted, the late put would recreate it, committed-looking, inside the merged range. So an item
+// whose epoch differs from the one before it only ever starts a run (its key keeps an item of its
+// epoch) until it is a grace period old, the bound the sweep already relies on for late requests.
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { SluiceError } from '../api/errors.js';
@@ -83,6 +90,8 @@ export function planMergeRuns(
   snapshot: PartitionSnapshot,
   config: CompactionConfig,
   partitionFolder: string,
+  /** Items created before this may be replaced whatever their epoch (see the top of the file). */
+  fencedBefore = -Infinity,
 ): StoredSegmentItem[][] {
   const limit = Math.min(config.segmentBytes, config.maxMergeBytes ?? DEFAULT_MAX_MERGE_BYTES);
   const { chain } = splitLeftovers(snapshot.items.filter((i) => i.baseOffset >= snapshot.state.logStartOffset));
@@ -111,6 +120,7 @@ export function planMergeRuns(
     const joins =
       last !== undefined &&
       item.baseOffset === last.lastOffset + 1 &&
+      (item.epoch === last.epoch || item.createdAt < fencedBefore) &&
       bytes + item.size <= limit &&
       Math.max(maxTs, item.maxTimestamp) - Math.min(minTs, item.minTimestamp) <= config.segmentMs;
     if (!joins) flush();
@@ -287,7 +297,7 @@ export async function compactPartition(
   let replacedItems = 0;
   let rewrittenBytes = 0;
   let abandoned = 0;
-  for (const run of planMergeRuns(snapshot, config, folder)) {
+  for (const run of planMergeRuns(snapshot, config, folder, ctx.now() - ctx.graceMs)) {
     if (shouldStop()) break;
     if (await mergeRun(ctx, snapshot.topic, snapshot.partition, run, config)) {
       merges++;

@@ -148,6 +148,34 @@ describe('compaction', () => {
     expect(bases(planMergeRuns(snapshot([shared, item(1, 900), item(2, 10)]), config, 't/0/'))).toEqual([[0]]);
   });
 
+  it('starts a run at the first item of a newer leader epoch until it is a grace period old', () => {
+    const item = (base: number, epoch: number): StoredSegmentItem => ({
+      baseOffset: base,
+      lastOffset: base,
+      count: 1,
+      objectKey: `t/0/${base}.log`,
+      position: 0,
+      size: 100,
+      minTimestamp: 0,
+      maxTimestamp: 0,
+      epoch,
+      createdAt: 1000,
+    });
+    const items = [item(0, 1), item(1, 2), item(2, 2), item(3, 3), item(4, 3)];
+    const snapshot = {
+      topic: 't',
+      partition: 0,
+      state: { topic: 't', partition: 0, nextOffset: 5, logStartOffset: 0, epoch: 3, expiresAt: 0, bytes: 0, segments: 0 },
+      items,
+    };
+    const config = { segmentBytes: 1000, segmentMs: 1000, indexIntervalBytes: 4096 };
+    const bases = (runs: StoredSegmentItem[][]) => runs.map((r) => r.map((i) => i.baseOffset));
+    // Young: items 1 and 3 keep their keys (a stale leader of epoch 1 or 2 may still put there).
+    expect(bases(planMergeRuns(snapshot, config, 't/0/', 1000))).toEqual([[1, 2]]);
+    // Older than the grace period: one run across the epochs.
+    expect(bases(planMergeRuns(snapshot, config, 't/0/', 1001))).toEqual([[0, 1, 2, 3]]);
+  });
+
   it('ListOffsets by timestamp on uncompacted segments matches a scan of the records', async () => {
     const ctx = await createTestContext();
     const topic = 'times';

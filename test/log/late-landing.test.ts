@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { createContext, type SluiceContext } from '../../lib/context.js';
 import { appendToPartitions } from '../../lib/log/append.js';
+import { compactPartition } from '../../lib/log/compaction.js';
 import { readPartitionSnapshot } from '../../lib/log/partition-snapshot.js';
 import { applyRetention } from '../../lib/log/retention.js';
 import { createTestContext, emulatorClients } from '../support/storage.js';
@@ -91,6 +92,20 @@ describe('a stale leader whose manifest put lands after a newer leader appended 
     }
     return { b, land: late.land, stale };
   }
+
+  it('cannot recreate the item at its base after compaction merged it away', async () => {
+    const { b, land, stale } = await staleLeader();
+    const snapshot = await readPartitionSnapshot(b, 't', 0);
+    await compactPartition(b, snapshot, { segmentBytes: 1 << 20, segmentMs: 86_400_000, indexIntervalBytes: 4096 });
+
+    await land();
+    const [result] = await stale;
+    expect(result).toMatchObject({ partition: 0, error: { code: 'NOT_LEADER_OR_FOLLOWER' } });
+    // From every offset, as a consumer resuming there would read.
+    for (const [offset, value] of ['a0', 'b0', 'c0', 'd0'].entries()) {
+      expect((await readAll(b, 't', 0, offset)).records[0].value!.toString()).toBe(value);
+    }
+  });
 
   it('is not acknowledged when retention removed the item at its base and its own put recreated it', async () => {
     const { b, land, stale } = await staleLeader();
