@@ -43,11 +43,6 @@ export function sharedProduceFolder(prefix: string): string {
   return `${prefix ? `${prefix}/` : ''}${SHARED_PRODUCE_FOLDER}/`;
 }
 
-/** Whether `objectKey` names a shared (multi-partition) produce object. */
-export function isSharedProduceObject(prefix: string, objectKey: string): boolean {
-  return objectKey.startsWith(sharedProduceFolder(prefix));
-}
-
 function sharedProduceObjectKey(prefix: string, now: number): string {
   const hour = new Date(now).toISOString().slice(0, 13);
   return `${sharedProduceFolder(prefix)}${hour}/${now}-${randomBytes(8).toString('hex')}.log`;

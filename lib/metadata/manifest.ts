@@ -8,7 +8,7 @@
 // item only if the item was written by the same or an older leader epoch, so a stale leader can
 // never replace what a newer leader wrote. (Whoever rewrites items later, e.g. compaction, must
 // keep `epoch` >= the epochs of the items it replaces.) All reads are strongly consistent.
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { SluiceContext } from '../context.js';
 import { SEGMENT_PREFIX, partitionPk, segmentKey, segmentSk } from './keys.js';
 import { queryAll } from './query-all.js';
@@ -88,27 +88,6 @@ export async function floorSegmentItem(
   return out.Items?.[0] ? segmentFromItem(out.Items[0]) : undefined;
 }
 
-/** Up to `limit` items with base > afterBase, in offset order. */
-export async function segmentItemsAfter(
-  ctx: SluiceContext,
-  topic: string,
-  partition: number,
-  afterBase: number,
-  limit: number,
-): Promise<SegmentItem[]> {
-  const out = await ctx.ddb.send(
-    new QueryCommand({
-      TableName: ctx.table,
-      KeyConditionExpression: 'pk = :pk AND sk > :after',
-      ExpressionAttributeValues: { ':pk': partitionPk(topic, partition), ':after': segmentSk(afterBase) },
-      ScanIndexForward: true,
-      Limit: limit,
-      ConsistentRead: true,
-    }),
-  );
-  return (out.Items ?? []).map(segmentFromItem);
-}
-
 /** The first item with base >= fromBase whose maxTimestamp >= timestamp (paged through the manifest). */
 export async function firstSegmentItemWithMaxTimestampAtLeast(
   ctx: SluiceContext,
@@ -141,8 +120,4 @@ export async function* allSegmentItems(ctx: SluiceContext, topic: string, partit
     ConsistentRead: true,
   });
   for await (const item of items) yield segmentFromItem(item);
-}
-
-export async function deleteSegmentItem(ctx: SluiceContext, topic: string, partition: number, baseOffset: number): Promise<void> {
-  await ctx.ddb.send(new DeleteCommand({ TableName: ctx.table, Key: segmentKey(topic, partition, baseOffset) }));
 }
