@@ -22,7 +22,7 @@ import { SluiceError } from '../api/errors.js';
 import type { SluiceContext } from '../context.js';
 import { isConditionalCheckFailed, toSluiceError } from '../metadata/aws-errors.js';
 import { acquireLease } from '../metadata/lease.js';
-import { getSegmentItem, putSegmentItem, replaceOrphanSegmentItem } from '../metadata/manifest.js';
+import { getSegmentItem, putSegmentItem, replaceSegmentItem } from '../metadata/manifest.js';
 import { commitAppend, getPartitionState } from '../metadata/partition-state.js';
 import type { PartitionState, ProducerBatchState, SegmentItem } from '../metadata/types.js';
 import { metrics } from '../observability/metrics.js';
@@ -337,14 +337,7 @@ async function isOrphanAtBase(
 ): Promise<boolean> {
   if (state.epoch !== leader.epoch || state.owner !== ctx.ownerId || state.nextOffset !== item.baseOffset) return false;
   const seen = await getSegmentItem(ctx, topic, partition, item.baseOffset);
-  if (!seen) return false;
-  try {
-    await replaceOrphanSegmentItem(ctx, topic, partition, item, seen.objectKey);
-    return true;
-  } catch (e) {
-    if (isConditionalCheckFailed(e)) return false;
-    throw e;
-  }
+  return seen !== undefined && (await replaceSegmentItem(ctx, topic, partition, item, seen.objectKey));
 }
 
 type CommitOutcome =

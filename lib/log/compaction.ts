@@ -28,25 +28,25 @@
 // deleted, the late put would recreate it, committed-looking, inside the merged range. So an item
 // whose epoch differs from the one before it only ever starts a run (its key keeps an item of its
 // epoch) until it is a grace period old, the bound the sweep already relies on for late requests.
-import { PutObjectCommand } from '@aws-sdk/client-s3';
-import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { SluiceError } from '../api/errors.js';
 import type { SluiceContext } from '../context.js';
 import { isConditionalCheckFailed } from '../metadata/aws-errors.js';
-import { segmentKey, stateKey } from '../metadata/keys.js';
+import { stateKey } from '../metadata/keys.js';
+import { replaceSegmentItem } from '../metadata/manifest.js';
 import { crc32c, readBatchHeader } from '../records/index.js';
 import { batchSizeAt } from './decode-segment.js';
 import { OffsetIndexBuilder } from './offset-index.js';
 import {
   type PartitionSnapshot,
   type StoredSegmentItem,
-  deleteSegmentItemIfUnchanged,
-  forEachLimited,
+  deleteSegmentItemsIfUnchanged,
   splitLeftovers,
 } from './partition-snapshot.js';
 import { fetchRanges } from './segment-fetch.js';
 import { newSegmentId, partitionObjectPrefix, segmentObjectKey } from './segment-name.js';
 import { TimeIndexBuilder } from './time-index.js';
+import { putObject } from './write-segment.js';
 
 export interface CompactionConfig {
   /** Topic `segment.bytes`: merged segments never exceed it. */
@@ -72,7 +72,6 @@ export interface CompactionResult {
 export const DEFAULT_MAX_MERGE_BYTES = 64 * 1024 * 1024;
 /** Byte offset of the attributes field: where a RecordBatch's CRC-32C coverage starts. */
 const CRC_COVERAGE_START = 21;
-const DELETE_CONCURRENCY = 8;
 
 /** Whether the item is a range of an object other than its partition's own segment objects. */
 function isShared(item: StoredSegmentItem, partitionFolder: string): boolean {
@@ -174,12 +173,6 @@ export function buildMergedSegment(
   };
 }
 
-async function putObject(ctx: SluiceContext, key: string, body: Buffer): Promise<void> {
-  await ctx.s3.send(
-    new PutObjectCommand({ Bucket: ctx.bucket, Key: key, Body: body, ContentLength: body.length, ContentType: 'application/octet-stream' }),
-  );
-}
-
 /** Merges one run and swaps it in; false when it gave up (nothing visible changed). */
 export async function mergeRun(
   ctx: SluiceContext,
@@ -222,19 +215,8 @@ export async function mergeRun(
   // put later than that could point at a deleted object. Give up well before.
   if (Date.now() - putStarted > ctx.graceMs / 2) return false;
 
-  try {
-    await ctx.ddb.send(
-      new PutCommand({
-        TableName: ctx.table,
-        Item: { ...segmentKey(topic, partition, merged.baseOffset), ...merged },
-        ConditionExpression: 'objectKey = :seen',
-        ExpressionAttributeValues: { ':seen': first.objectKey },
-      }),
-    );
-  } catch (e) {
-    if (isConditionalCheckFailed(e)) return false; // retention or another merge got there first
-    throw e;
-  }
+  // Refused when retention or another merge got there first.
+  if (!(await replaceSegmentItem(ctx, topic, partition, merged, first.objectKey))) return false;
   await settleSwap(ctx, topic, partition, merged, run.slice(1));
   return true;
 }
@@ -264,11 +246,7 @@ async function settleSwap(
       if (!isConditionalCheckFailed(e)) throw e; // already counted (or the partition is gone)
     }
   }
-  let removed = 0;
-  await forEachLimited(replaced, DELETE_CONCURRENCY, async (item) => {
-    if (await deleteSegmentItemIfUnchanged(ctx, topic, partition, item)) removed++;
-  });
-  return removed;
+  return deleteSegmentItemsIfUnchanged(ctx, topic, partition, replaced);
 }
 
 /** Finishes swaps a crash interrupted: leftovers inside a merged item's range go. Returns items removed. */

@@ -59,8 +59,24 @@ export function splitLeftovers(items: readonly StoredSegmentItem[]): {
   return { chain, leftovers };
 }
 
-/** Deletes the manifest item only if it is still exactly the one seen; false when it changed or is gone. */
-export async function deleteSegmentItemIfUnchanged(
+/** Manifest deletes in flight at once. */
+const DELETE_CONCURRENCY = 8;
+
+/** Deletes each manifest item only if it is still exactly the one seen; returns how many went. */
+export async function deleteSegmentItemsIfUnchanged(
+  ctx: SluiceContext,
+  topic: string,
+  partition: number,
+  items: readonly SegmentItem[],
+): Promise<number> {
+  let removed = 0;
+  await forEachLimited(items, DELETE_CONCURRENCY, async (item) => {
+    if (await deleteSegmentItemIfUnchanged(ctx, topic, partition, item)) removed++;
+  });
+  return removed;
+}
+
+async function deleteSegmentItemIfUnchanged(
   ctx: SluiceContext,
   topic: string,
   partition: number,

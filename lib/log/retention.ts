@@ -21,8 +21,7 @@ import { stateKey } from '../metadata/keys.js';
 import {
   type PartitionSnapshot,
   type StoredSegmentItem,
-  deleteSegmentItemIfUnchanged,
-  forEachLimited,
+  deleteSegmentItemsIfUnchanged,
   splitLeftovers,
 } from './partition-snapshot.js';
 
@@ -41,8 +40,6 @@ export interface RetentionResult {
   readonly removedItems: number;
   readonly logStartOffset: number;
 }
-
-const DELETE_CONCURRENCY = 8;
 
 /** The oldest segments retention deletes now (a prefix of the chain, never the newest). */
 export function segmentsToDelete(chain: readonly StoredSegmentItem[], config: RetentionConfig, now: number): StoredSegmentItem[] {
@@ -101,9 +98,6 @@ export async function applyRetention(ctx: SluiceContext, snapshot: PartitionSnap
 
   // Everything wholly below the (new) log start, including swap leftovers inside deleted ranges.
   const removable = snapshot.items.filter((i) => i.lastOffset < logStartOffset);
-  let removedItems = 0;
-  await forEachLimited(removable, DELETE_CONCURRENCY, async (item) => {
-    if (await deleteSegmentItemIfUnchanged(ctx, topic, partition, item)) removedItems++;
-  });
+  const removedItems = await deleteSegmentItemsIfUnchanged(ctx, topic, partition, removable);
   return { deletedSegments: doomed.length, deletedBytes, removedItems, logStartOffset };
 }

@@ -10,6 +10,7 @@
 // keep `epoch` >= the epochs of the items it replaces.) All reads are strongly consistent.
 import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { SluiceContext } from '../context.js';
+import { isConditionalCheckFailed } from './aws-errors.js';
 import { SEGMENT_PREFIX, partitionPk, segmentKey, segmentSk } from './keys.js';
 import { queryAll } from './query-all.js';
 import type { SegmentItem } from './types.js';
@@ -36,24 +37,31 @@ export async function putSegmentItem(ctx: SluiceContext, topic: string, partitio
 }
 
 /**
- * Replaces an item left above nextOffset by a writer of a higher epoch that no longer exists (its
- * partition state was deleted and recreated), only if it is still exactly the item seen.
+ * Replaces the item at `item.baseOffset` only if it is still exactly the item seen (its object key);
+ * false when it changed or is gone. Compaction swaps merged items in with it; a leader replaces an
+ * item left above nextOffset by a writer of a deleted incarnation of the partition.
  */
-export async function replaceOrphanSegmentItem(
+export async function replaceSegmentItem(
   ctx: SluiceContext,
   topic: string,
   partition: number,
   item: SegmentItem,
   seenObjectKey: string,
-): Promise<void> {
-  await ctx.ddb.send(
-    new PutCommand({
-      TableName: ctx.table,
-      Item: { ...segmentKey(topic, partition, item.baseOffset), ...item },
-      ConditionExpression: 'objectKey = :seen',
-      ExpressionAttributeValues: { ':seen': seenObjectKey },
-    }),
-  );
+): Promise<boolean> {
+  try {
+    await ctx.ddb.send(
+      new PutCommand({
+        TableName: ctx.table,
+        Item: { ...segmentKey(topic, partition, item.baseOffset), ...item },
+        ConditionExpression: 'objectKey = :seen',
+        ExpressionAttributeValues: { ':seen': seenObjectKey },
+      }),
+    );
+    return true;
+  } catch (e) {
+    if (isConditionalCheckFailed(e)) return false;
+    throw e;
+  }
 }
 
 export async function getSegmentItem(
