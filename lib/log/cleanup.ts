@@ -57,7 +57,8 @@ export function topicObjectPrefix(prefix: string, topic: string): string {
   return `${prefix ? `${prefix}/` : ''}${topic}/`;
 }
 
-async function deleteObjects(ctx: SluiceContext, keys: readonly string[]): Promise<void> {
+/** Deletes the objects, up to DeleteObjects' limit per request. */
+export async function deleteObjects(ctx: SluiceContext, keys: readonly string[]): Promise<void> {
   for (let i = 0; i < keys.length; i += DELETE_OBJECTS_LIMIT) {
     const chunk = keys.slice(i, i + DELETE_OBJECTS_LIMIT).map((Key) => ({ Key }));
     await ctx.s3.send(new DeleteObjectsCommand({ Bucket: ctx.bucket, Delete: { Objects: chunk, Quiet: true } }));

@@ -2,16 +2,18 @@
 // writer still running fails its commit on the missing item and nothing new becomes visible; then
 // every SEG item; then every object under the partition's folder, including orphans that no
 // manifest item references (crashed writers, fenced leaders).
-import { DeleteObjectsCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { BatchWriteCommand, DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import type { SluiceContext } from '../context.js';
 import { segmentKey, stateKey } from '../metadata/keys.js';
 import { allSegmentItems } from '../metadata/manifest.js';
+import { deleteObjects } from './cleanup.js';
 import { forgetPartition } from './partition-leader.js';
 import { partitionObjectPrefix } from './segment-name.js';
 
 const BATCH_WRITE_LIMIT = 25;
-const DELETE_OBJECTS_LIMIT = 1000;
+/** One DeleteObjects request's worth. */
+const LIST_PAGE = 1000;
 
 async function deleteItems(ctx: SluiceContext, keys: { pk: string; sk: string }[]): Promise<void> {
   let pending = keys.map((Key) => ({ DeleteRequest: { Key } }));
@@ -40,9 +42,9 @@ export async function deletePartitionData(ctx: SluiceContext, topic: string, par
   // Each round deletes what it listed, so listing again from the start needs no continuation token.
   const folder = partitionObjectPrefix(ctx.prefix, topic, partition);
   for (;;) {
-    const listed = await ctx.s3.send(new ListObjectsV2Command({ Bucket: ctx.bucket, Prefix: folder, MaxKeys: DELETE_OBJECTS_LIMIT }));
-    const objects = (listed.Contents ?? []).flatMap((o) => (o.Key ? [{ Key: o.Key }] : []));
-    if (objects.length === 0) return;
-    await ctx.s3.send(new DeleteObjectsCommand({ Bucket: ctx.bucket, Delete: { Objects: objects, Quiet: true } }));
+    const listed = await ctx.s3.send(new ListObjectsV2Command({ Bucket: ctx.bucket, Prefix: folder, MaxKeys: LIST_PAGE }));
+    const keys = (listed.Contents ?? []).flatMap((o) => (o.Key ? [o.Key] : []));
+    if (keys.length === 0) return;
+    await deleteObjects(ctx, keys);
   }
 }
