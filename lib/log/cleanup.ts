@@ -100,8 +100,7 @@ export async function sweepTopic(
   const { refs, nextOffsets } = await topicReferences(ctx, topic, partitions);
   const marks = await getSweepMarks(ctx, topic);
   const now = ctx.now();
-  const nextMarks: Record<string, number> = {};
-  const due: string[] = [];
+  const unreferenced: string[] = [];
   let listedObjects = 0;
   let lastKey = '';
   let complete = false;
@@ -114,10 +113,7 @@ export async function sweepTopic(
       if (!object.Key) continue;
       listedObjects++;
       lastKey = object.Key;
-      if (!isCollectable(ctx, object, folder, refs, nextOffsets, now)) continue;
-      const firstSeen = marks[object.Key] ?? now;
-      if (now - firstSeen >= ctx.graceMs) due.push(object.Key);
-      else nextMarks[object.Key] = firstSeen;
+      if (isCollectable(ctx, object, folder, refs, nextOffsets, now)) unreferenced.push(object.Key);
     }
     token = page.NextContinuationToken;
     if (!page.IsTruncated || !token) {
@@ -125,6 +121,7 @@ export async function sweepTopic(
       break;
     }
   }
+  const { due, nextMarks } = ageMarks(ctx, unreferenced, marks, now);
   // Marks of objects this sweep did not reach stay as they were.
   if (!complete) for (const [key, seen] of Object.entries(marks)) if (key > lastKey) nextMarks[key] ??= seen;
   const kept = Object.entries(nextMarks)
@@ -133,6 +130,26 @@ export async function sweepTopic(
   await deleteObjects(ctx, due);
   await putSweepMarks(ctx, topic, Object.fromEntries(kept));
   return { listedObjects, deletedObjects: due.length, pendingObjects: kept.length, complete };
+}
+
+/**
+ * Splits unreferenced objects into those due for deletion (first seen unreferenced at least the
+ * grace period ago) and the first sightings to keep for the others.
+ */
+function ageMarks(
+  ctx: SluiceContext,
+  unreferenced: readonly string[],
+  marks: Readonly<Record<string, number>>,
+  now: number,
+): { due: string[]; nextMarks: Record<string, number> } {
+  const due: string[] = [];
+  const nextMarks: Record<string, number> = {};
+  for (const key of unreferenced) {
+    const firstSeen = marks[key] ?? now;
+    if (now - firstSeen >= ctx.graceMs) due.push(key);
+    else nextMarks[key] = firstSeen;
+  }
+  return { due, nextMarks };
 }
 
 function isCollectable(
@@ -201,14 +218,7 @@ export async function sweepSharedObjects(
       },
     );
   }
-  const due: string[] = [];
-  const nextMarks: Record<string, number> = {};
-  for (const key of old) {
-    if (refs.has(key)) continue;
-    const firstSeen = marks[key] ?? now;
-    if (now - firstSeen >= ctx.graceMs) due.push(key);
-    else nextMarks[key] = firstSeen;
-  }
+  const { due, nextMarks } = ageMarks(ctx, old.filter((key) => !refs.has(key)), marks, now);
   await deleteObjects(ctx, due);
   await putSweepMarks(ctx, SHARED_MARKS, nextMarks);
   return { listedObjects, deletedObjects: due.length, pendingObjects: Object.keys(nextMarks).length, complete };
