@@ -86,6 +86,8 @@ export const MAX_REQUEST_BYTES = 4 * 2 ** 20;
 const GB = 2 ** 30;
 const MB = 2 ** 20;
 const API_GATEWAY_METER_BYTES = 512 * 1024;
+/** JSON framing a produce request adds per record (`{"key":"…","value":"…"},`), for API Gateway's metering of the body. */
+export const JSON_BYTES_PER_RECORD = 40;
 
 export interface CostLine {
   readonly workload: Workload;
@@ -150,7 +152,7 @@ export function modelCost(w: Workload, counted: CountedRequests, a: Assumptions 
   const dynamodb = requestsPerGb * ddbCost(perProduce);
   const produceSeconds = (a.produceBaseMs + (a.produceMsPerMb * requestBytes) / MB) / 1000;
   const lambda = requestsPerGb * (PRICES.lambdaRequest + a.lambdaGb * produceSeconds * PRICES.lambdaGbSecond);
-  const apiGateway = requestsPerGb * apiGatewayCost(requestBytes, a);
+  const apiGateway = requestsPerGb * apiGatewayCost(requestBytes * (1 + JSON_BYTES_PER_RECORD / w.recordBytes), a);
   const maintenance = maintenancePerGb(w, requestsPerGb * partitionsPerRequest, counted.maintenance, a);
   const total = s3Put + dynamodb + lambda + apiGateway + maintenance;
 

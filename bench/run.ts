@@ -3,7 +3,7 @@
 import { writeFileSync } from 'node:fs';
 import { benchBreakdown, type BreakdownRow } from './breakdown.js';
 import { benchCodec, type CodecResult } from './codec.js';
-import { ASSUMPTIONS, MAX_REQUEST_BYTES, PRICES, lingerFor, modelCost, type CostLine, type CountedRequests, type ProducerShape } from './cost-model.js';
+import { ASSUMPTIONS, JSON_BYTES_PER_RECORD, MAX_REQUEST_BYTES, PRICES, lingerFor, modelCost, type CostLine, type CountedRequests, type ProducerShape } from './cost-model.js';
 import { describeMachine, machineMarkdown } from './machine.js';
 import { benchRequests, type RequestsResult } from './requests.js';
 import { startBenchStorage } from './storage.js';
@@ -91,6 +91,7 @@ function breakdownSection(rows: BreakdownRow[], t: ThroughputResult): string {
     'Where the CPU goes: the same keyless 1 MiB produce (1024 × 1 KiB, one partition) and 1 MiB fetch, measured at three depths',
     `(8 concurrent callers, CPU ms per MiB of record values; for comparison raw S3 PUT ${fx(put.main)} / ${fx(put.emulators)} and raw ranged GET ${fx(get.main)} / ${fx(get.emulators)}`,
     'main / emulators, from the table above). The "+ handler" fetch row includes the caller\'s JSON.parse of the response, as a client must.',
+    'Read the CPU columns: the MB/s of these short single runs swing with the machine\'s load.',
     '',
     '| path | depth | MB/s | CPU ms/MiB main | CPU ms/MiB emulators |',
     '|---|---|---|---|---|',
@@ -108,7 +109,8 @@ function throughputSection(t: ThroughputResult, breakdown: BreakdownRow[]): stri
     '',
     `Local HTTP server (the same Lambda handlers, \`npm start\`'s server) in this process; dynalite + s3rver in a child process,`,
     `shared by both sides. ${t.concurrency} concurrent clients on each side, record values of ${t.valueBytes} B (ASCII, utf8 encoding),`,
-    `${t.partitions} partitions. Sides alternate in rounds (${t.secondsPerSide} s per side in all). Sluice MB/s counts record values; raw MB/s counts object bytes.`,
+    `${t.partitions} partitions. Sides alternate in 4 rounds (${t.secondsPerSide} s per side in all). Sluice MB/s counts record values; raw MB/s counts object bytes.`,
+    'This machine is shared: between runs the ratios moved by several points (tail fetches by up to ±10); the CPU columns are steadier.',
     'CPU columns: CPU ms spent per MiB moved, in this process (clients + handlers; raw: the SDK client) and in the emulator process.',
     '',
     '| path | Sluice request | raw request | Sluice MB/s | raw MB/s | ratio | CPU ms/MiB Sluice: main / emulators | raw: main / emulators | requests Sluice / raw |',
@@ -139,6 +141,8 @@ function throughputSection(t: ThroughputResult, breakdown: BreakdownRow[]): stri
     '  merges those ranges, after which fetches fill maxBytes again (last row).',
   ].join('\n');
 }
+
+const ddbWritesOf = (c: Record<string, number>) => (c['ddb:PutItem'] ?? 0) + (c['ddb:UpdateItem'] ?? 0);
 
 const SHAPES: { shape: ProducerShape; label: string }[] = [
   { shape: 'keyed', label: 'keyed (16 partitions per request)' },
@@ -173,9 +177,15 @@ function costSection(lines: CostLine[], counted: CountedRequests): string {
         `- Smallest client linger at which it holds, ${s.shape}: ${show(headline(s.shape, true))} through API Gateway; ${show(headline(s.shape, false))} with direct Lambda invoke (no API Gateway).`,
     ),
     '',
-    'So the claim holds for keyless producers (sticky partitioner) from about a second of linger, and for keyed producers',
-    'spreading every request over 16 partitions only with multi-second linger: each such request pays 16 SEG puts and 16',
-    'STATE commits (32 DynamoDB writes, $0.00002) besides its single S3 PUT ($0.000005).',
+    ...SHAPES.map((s) => {
+      const ms = headline(s.shape, true);
+      const capped = modelCost({ recordBytes: 1024, mbPerSecond: 1, partitions: 16, shape: s.shape, lingerMs: 60_000 }, counted);
+      return ms !== undefined
+        ? `- ${s.shape}: holds from ${ms} ms of linger (at 1 MB/s: requests of ${fx(ms / 1000, 2)} MB and more).`
+        : `- ${s.shape}: does not hold at any linger: requests are capped at ${MAX_REQUEST_BYTES / 2 ** 20} MiB, where it reaches 1/${fx(capped.kinesisOnDemand.ingest / capped.ingest.total, 1)}; ` +
+            `each request touching 16 partitions pays ${ddbWritesOf(counted.perProduce.keyed)} DynamoDB writes (16 SEG puts + 16 STATE commits) besides its single S3 PUT, ` +
+            'and compaction pays a ranged GET + an item delete for each of its 16 ranges.';
+    }),
     '',
     '### Table',
     '',
@@ -191,7 +201,7 @@ function costSection(lines: CostLine[], counted: CountedRequests): string {
     '',
     `- Prices (us-east-1 list, USD; not fetched online, this machine has no internet): S3 PUT/LIST ${PRICES.s3Put * 1000}/1000, GET ${PRICES.s3Get * 1000}/1000, DELETE free, storage ${PRICES.s3StorageGbMonth}/GB-month;`,
     `  DynamoDB on-demand ${PRICES.ddbWriteUnit * 1e6}/M WRU (1 KB), ${PRICES.ddbReadUnit * 1e6}/M RRU (4 KB strongly consistent); Lambda arm64 ${PRICES.lambdaGbSecond}/GB-s + ${PRICES.lambdaRequest * 1e6}/M requests;`,
-    `  API Gateway HTTP API ${PRICES.apiGatewayRequest * 1e6}/M requests, each metered per 512 KB;`,
+    `  API Gateway HTTP API ${PRICES.apiGatewayRequest * 1e6}/M requests, each metered per 512 KB (a produce body = values + ${JSON_BYTES_PER_RECORD} B of JSON per record; utf8 values, no base64);`,
     `  Kinesis on-demand ${PRICES.kinesisOnDemandIngestGb}/GB in, ${PRICES.kinesisOnDemandRetrievalGb}/GB out, ${PRICES.kinesisOnDemandStreamHour}/stream-hour (amortized over the GB/hour of the rate);`,
     `  Kinesis provisioned ${PRICES.kinesisShardHour}/shard-hour + ${PRICES.kinesisPutPayloadUnit * 1e6}/M PUT payload units (25 KB), one shard per partition (more for the 1 MB/s or 1000 records/s shard limits), reads included.`,
     '- Counted (b): requests per produce (keyed = the 16-partition row, keyless = the 1-partition row), per fetch, and per maintenance run.',

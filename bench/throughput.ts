@@ -85,7 +85,7 @@ interface Measured {
  * processes spent during each side's rounds.
  */
 async function alternate(storage: BenchStorage, ms: number, sides: readonly ((ms: number) => Promise<Moved>)[]): Promise<Measured[]> {
-  const ROUNDS = 2;
+  const ROUNDS = 4;
   const totals = sides.map(() => ({ bytes: 0, requests: 0, seconds: 0, mainMs: 0, emulatorMs: 0 }));
   for (let round = 0; round < ROUNDS; round++) {
     for (let i = 0; i < sides.length; i++) {
