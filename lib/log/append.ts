@@ -9,13 +9,12 @@
 //             SET nextOffset = base + count, renew the lease
 //
 // Each partition is acknowledged only after its own commit succeeds; one partition's failure is
-// reported in its result while the others commit. A commit whose outcome is unknown (timeout,
-// network error, throttling, 5xx) or that was refused is resolved by a strongly consistent read of
-// STATE before anything else: nextOffset past base under my epoch means it committed. An
-// unresolved commit is retried with the SAME batch at the SAME base; if it stays unresolved (or a
-// manifest put failed, which may still land) the writer forgets its view, so its next append takes
-// a new epoch, which fences the request that may still be in flight. A writer that finds a newer epoch has lost leadership: it waits for the lease
-// up to ctx.leaseWaitMs, then fails that partition with retriable NOT_LEADER_OR_FOLLOWER.
+// reported in its result while the others commit. How a refused or unknown commit is resolved (a
+// strongly consistent read of STATE before anything else) is in append-commit.ts; if it stays
+// unresolved, or a manifest put failed (it may still land), the writer forgets its view, so its
+// next append takes a new epoch, which fences the request that may still be in flight. A writer
+// that finds a newer epoch has lost leadership: it waits for the lease up to ctx.leaseWaitMs, then
+// fails that partition with retriable NOT_LEADER_OR_FOLLOWER.
 // Partitions that must go round again (leadership changed, producer entry moved) are written in a
 // new object with the others still pending; object keys are unique, so no write is ever replaced.
 import { SluiceError } from '../api/errors.js';
@@ -23,7 +22,7 @@ import type { SluiceContext } from '../context.js';
 import { isConditionalCheckFailed, toSluiceError } from '../metadata/aws-errors.js';
 import { acquireLease } from '../metadata/lease.js';
 import { getSegmentItem, putSegmentItem, replaceSegmentItem } from '../metadata/manifest.js';
-import { commitAppend, getPartitionState } from '../metadata/partition-state.js';
+import { getPartitionState } from '../metadata/partition-state.js';
 import type { PartitionState, ProducerBatchState, SegmentItem } from '../metadata/types.js';
 import { metrics } from '../observability/metrics.js';
 import {
@@ -33,10 +32,12 @@ import {
   setBaseOffset,
   setPartitionLeaderEpoch,
 } from '../records/index.js';
+import { commitPartition } from './append-commit.js';
 import {
   type LeaderView,
   forgetLeaderView,
   leaderKey,
+  leaderViewOf,
   liveLeaderView,
   lockPartitions,
   rememberLeaderView,
@@ -65,15 +66,6 @@ export interface AppendOptions {
   readonly indexIntervalBytes?: number;
 }
 
-/** How many times one append re-sends an unresolved commit before giving up (retriably). */
-const COMMIT_ATTEMPTS = 3;
-/**
- * Kafka's producer.id.expiration.ms default: a producer silent this long loses its sequence entry,
- * which keeps the STATE item (400 KB at most) from growing with every producer ever seen.
- */
-export const PRODUCER_ID_EXPIRATION_MS = 86_400_000;
-/** Expired entries removed per commit, so one commit stays small. */
-const EXPIRED_PRODUCERS_PER_COMMIT = 16;
 /** Bound on protocol rounds (leadership changes, refreshed views) within one append. */
 const MAX_ROUNDS = 20;
 
@@ -202,13 +194,9 @@ async function appendLocked(ctx: SluiceContext, topic: string, writes: readonly 
   }
 }
 
-function viewOf(state: PartitionState): LeaderView {
-  return { epoch: state.epoch, nextOffset: state.nextOffset, expiresAt: state.expiresAt, producers: state.producers ?? {} };
-}
-
 async function takeLeadership(ctx: SluiceContext, topic: string, w: PartitionWrite, deadline: number): Promise<LeaderView> {
   forgetLeaderView(w.key);
-  const view = viewOf(await acquireLease(ctx, topic, w.append.partition, deadline));
+  const view = leaderViewOf(await acquireLease(ctx, topic, w.append.partition, deadline));
   rememberLeaderView(w.key, view);
   return view;
 }
@@ -298,10 +286,15 @@ async function commitRound(ctx: SluiceContext, topic: string, w: PartitionWrite,
           lastUpdated: ctx.now(),
         }
       : undefined;
-  const outcome = await commit(ctx, topic, partition, w.leader!, baseOffset, w.count, batch.length, item.objectKey, {
-    producerId: producer?.producerId,
-    expected: producerEntry?.expected,
-    next,
+  const outcome = await commitPartition(ctx, {
+    topic,
+    partition,
+    leader: w.leader!,
+    baseOffset,
+    count: w.count,
+    bytes: batch.length,
+    objectKey: item.objectKey,
+    producer: { producerId: producer?.producerId, expected: producerEntry?.expected, next },
   });
   switch (outcome.kind) {
     case 'committed':
@@ -338,83 +331,4 @@ async function isOrphanAtBase(
   if (state.epoch !== leader.epoch || state.owner !== ctx.ownerId || state.nextOffset !== item.baseOffset) return false;
   const seen = await getSegmentItem(ctx, topic, partition, item.baseOffset);
   return seen !== undefined && (await replaceSegmentItem(ctx, topic, partition, item, seen.objectKey));
-}
-
-type CommitOutcome =
-  | { readonly kind: 'committed'; readonly view?: LeaderView }
-  | { readonly kind: 'refused'; readonly view: LeaderView }
-  | { readonly kind: 'lostLeadership' }
-  | { readonly kind: 'unresolved'; readonly error: unknown };
-
-async function commit(
-  ctx: SluiceContext,
-  topic: string,
-  partition: number,
-  leader: LeaderView,
-  baseOffset: number,
-  count: number,
-  bytes: number,
-  objectKey: string,
-  producer: { producerId?: number; expected?: ProducerBatchState; next?: ProducerBatchState },
-): Promise<CommitOutcome> {
-  const horizon = ctx.now() - PRODUCER_ID_EXPIRATION_MS;
-  const expiredProducerIds = Object.entries(leader.producers)
-    .filter(([id, entry]) => entry.lastUpdated < horizon && id !== String(producer.producerId))
-    .slice(0, EXPIRED_PRODUCERS_PER_COMMIT)
-    .map(([id]) => id);
-  let lastError: unknown;
-  /** Whether an attempt failed without a definite refusal, so it may have been applied. */
-  let mayHaveLanded = false;
-  for (let attempt = 0; attempt < COMMIT_ATTEMPTS; attempt++) {
-    const expiresAt = ctx.now() + ctx.leaseMs;
-    try {
-      await commitAppend(ctx, {
-        topic,
-        partition,
-        epoch: leader.epoch,
-        baseOffset,
-        count,
-        bytes,
-        expiresAt,
-        producer:
-          producer.next && producer.producerId !== undefined
-            ? { producerId: producer.producerId, expected: producer.expected, next: producer.next }
-            : undefined,
-        expiredProducerIds,
-      });
-      const producers: Record<string, ProducerBatchState> = { ...leader.producers };
-      for (const id of expiredProducerIds) delete producers[id];
-      if (producer.next) producers[String(producer.producerId)] = producer.next;
-      return { kind: 'committed', view: { epoch: leader.epoch, nextOffset: baseOffset + count, expiresAt, producers } };
-    } catch (e) {
-      lastError = e;
-      mayHaveLanded ||= !isConditionalCheckFailed(e);
-    }
-    // Refused or unknown: the stored state decides, before anything else.
-    let state: PartitionState;
-    try {
-      state = await getPartitionState(ctx, topic, partition);
-    } catch {
-      return { kind: 'unresolved', error: lastError };
-    }
-    const mine = state.epoch === leader.epoch && state.owner === ctx.ownerId;
-    if (state.nextOffset > baseOffset) {
-      if (mine) return { kind: 'committed', view: viewOf(state) };
-      // Every attempt was refused: not committed, whatever SEG#<base> holds (my own put may have
-      // landed late and recreated it after retention or compaction removed a newer leader's item).
-      if (!mayHaveLanded) return { kind: 'lostLeadership' };
-      // A newer leader took over; my commit landed first iff SEG#<base> is still my object.
-      try {
-        const seg = await getSegmentItem(ctx, topic, partition, baseOffset);
-        if (seg?.objectKey === objectKey) return { kind: 'committed' };
-      } catch {
-        return { kind: 'unresolved', error: lastError };
-      }
-      return { kind: 'lostLeadership' };
-    }
-    if (!mine || state.nextOffset !== baseOffset) return { kind: 'lostLeadership' };
-    if (isConditionalCheckFailed(lastError)) return { kind: 'refused', view: viewOf(state) };
-    // Not applied (or not yet): re-send the same batch at the same base.
-  }
-  return { kind: 'unresolved', error: lastError };
 }

@@ -4,13 +4,18 @@
 // warm append path needs no read. Keyed by owner id as well as partition: every SluiceContext is a
 // separate writer (tests run several "processes" in one Node process).
 import type { SluiceContext } from '../context.js';
-import type { ProducerBatchState } from '../metadata/types.js';
+import type { PartitionState, ProducerBatchState } from '../metadata/types.js';
 
 export interface LeaderView {
   readonly epoch: number;
   readonly nextOffset: number;
   readonly expiresAt: number;
   readonly producers: Readonly<Record<string, ProducerBatchState>>;
+}
+
+/** The view of a STATE item read or returned by a lease acquisition. */
+export function leaderViewOf(state: PartitionState): LeaderView {
+  return { epoch: state.epoch, nextOffset: state.nextOffset, expiresAt: state.expiresAt, producers: state.producers ?? {} };
 }
 
 /** A Lambda container serves few partitions; the bound only guards a long-lived local server. */

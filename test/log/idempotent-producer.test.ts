@@ -1,6 +1,7 @@
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
-import { PRODUCER_ID_EXPIRATION_MS, appendToPartitions, type PartitionAppend } from '../../lib/log/append.js';
+import { PRODUCER_ID_EXPIRATION_MS } from '../../lib/log/append-commit.js';
+import { appendToPartitions, type PartitionAppend } from '../../lib/log/append.js';
 import { getPartitionState } from '../../lib/metadata/partition-state.js';
 import { allocateProducerId } from '../../lib/metadata/producer-ids.js';
 import { readBatchHeader } from '../../lib/records/index.js';
