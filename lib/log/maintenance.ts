@@ -15,7 +15,7 @@
 import type { SluiceContext } from '../context.js';
 import { type TopicMetadata, listTopics } from '../metadata/topics.js';
 import { metrics } from '../observability/metrics.js';
-import { sweepDeletedTopics, sweepSharedObjects, sweepTopic } from './cleanup.js';
+import { type SweepResult, sweepDeletedTopics, sweepSharedObjects, sweepTopic } from './cleanup.js';
 import { compactPartition, repairSwaps } from './compaction.js';
 import {
   type MaintenanceCursor,
@@ -121,12 +121,14 @@ export async function runMaintenance(ctx: SluiceContext, options: MaintenanceOpt
   return report;
 }
 
-type MutableReport = {
-  partitions: number;
-  retention: { segments: number; bytes: number; itemsRemoved: number };
-  compaction: { merges: number; replacedItems: number; rewrittenBytes: number; abandoned: number; repairedItems: number };
-  sweep: { listedObjects: number; deletedObjects: number; pendingObjects: number; deletedTopics: number };
-};
+/** The counters tasks add to. */
+type MutableReport = { -readonly [K in 'partitions' | 'retention' | 'compaction' | 'sweep']: MaintenanceReport[K] };
+
+function addSweep(report: MutableReport, swept: SweepResult): void {
+  report.sweep.listedObjects += swept.listedObjects;
+  report.sweep.deletedObjects += swept.deletedObjects;
+  report.sweep.pendingObjects += swept.pendingObjects;
+}
 
 async function runTask(
   ctx: SluiceContext,
@@ -140,19 +142,13 @@ async function runTask(
     if (task.task === DELETED_TOPICS_TASK) {
       report.sweep.deletedTopics += (await sweepDeletedTopics(ctx, shouldStop)).length;
     } else {
-      const swept = await sweepSharedObjects(ctx, topics, shouldStop);
-      report.sweep.listedObjects += swept.listedObjects;
-      report.sweep.deletedObjects += swept.deletedObjects;
-      report.sweep.pendingObjects += swept.pendingObjects;
+      addSweep(report, await sweepSharedObjects(ctx, topics, shouldStop));
     }
     return;
   }
   const meta = task.meta!;
   if (task.task === meta.partitions) {
-    const swept = await sweepTopic(ctx, meta.name, meta.partitions, shouldStop);
-    report.sweep.listedObjects += swept.listedObjects;
-    report.sweep.deletedObjects += swept.deletedObjects;
-    report.sweep.pendingObjects += swept.pendingObjects;
+    addSweep(report, await sweepTopic(ctx, meta.name, meta.partitions, shouldStop));
     return;
   }
   report.partitions++;
