@@ -7,7 +7,9 @@
 // at or above nextOffset, which the next append at that base overwrites. A writer may overwrite an
 // item only if the item was written by the same or an older leader epoch, so a stale leader can
 // never replace what a newer leader wrote. (Whoever rewrites items later, e.g. compaction, must
-// keep `epoch` >= the epochs of the items it replaces.) All reads are strongly consistent.
+// keep `epoch` >= the epochs of the items it replaces. Whoever deletes an item frees its key for
+// a late put of ANY epoch: see compaction.ts for which keys must stay.) All reads are strongly
+// consistent.
 import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { SluiceContext } from '../context.js';
 import { isConditionalCheckFailed } from './aws-errors.js';
