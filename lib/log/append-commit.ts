@@ -6,7 +6,8 @@
 // else: nextOffset past base under my epoch means the commit landed. Otherwise, while I still lead
 // at this base, an unknown outcome is re-sent (the SAME batch at the SAME base) up to
 // COMMIT_ATTEMPTS times. When a newer leader moved on, the commit landed only if an attempt may have
-// been applied and SEG#<base> still points at my object. The commit doubles as the lease renewal
+// been applied and SEG#<base> still points at my object; if it does not, the outcome is reported
+// as unknown (retriable), never as a refusal. The commit doubles as the lease renewal
 // and drops up to EXPIRED_PRODUCERS_PER_COMMIT expired producer entries.
 import type { SluiceContext } from '../context.js';
 import { isConditionalCheckFailed } from '../metadata/aws-errors.js';
@@ -98,14 +99,16 @@ export async function commitPartition(ctx: SluiceContext, req: PartitionCommit):
       // Every attempt was refused: not committed, whatever SEG#<base> holds (my own put may have
       // landed late and recreated it after retention or compaction removed a newer leader's item).
       if (!mayHaveLanded) return { kind: 'lostLeadership' };
-      // A newer leader took over; my commit landed first iff SEG#<base> is still my object.
+      // A newer leader took over. SEG#<base> still pointing at my object proves my commit landed;
+      // anything else proves nothing (compaction or retention may have replaced my item since), so
+      // the outcome stays unknown rather than a refusal the producer would take as "not written".
       try {
         const seg = await getSegmentItem(ctx, topic, partition, baseOffset);
         if (seg?.objectKey === objectKey) return { kind: 'committed' };
       } catch {
-        return { kind: 'unresolved', error: lastError };
+        // unknown, as below
       }
-      return { kind: 'lostLeadership' };
+      return { kind: 'unresolved', error: lastError };
     }
     if (!mine || state.nextOffset !== baseOffset) return { kind: 'lostLeadership' };
     if (isConditionalCheckFailed(lastError)) return { kind: 'refused', view: leaderViewOf(state) };
