@@ -24,8 +24,8 @@ import { type CompressionType, compress, compressionCode, compressionFromAttribu
 import { crc32c } from './crc32c.js';
 import { CorruptRecordError } from './errors.js';
 import { readInt64, writeInt64 } from './int64.js';
-import { type DecodedRecord, type RecordContext, type RecordInput, readRecord, sizeOfRecordBody, writeRecord } from './record.js';
-import { type ByteCursor, sizeOfVarint } from './varint.js';
+import { type DecodedRecord, type RecordContext, type RecordInput, readRecords, sizeOfRecordBody, writeRecord } from './record.js';
+import { sizeOfVarint } from './varint.js';
 
 /** Bytes before batchLength's coverage begins: baseOffset + batchLength. */
 export const LOG_OVERHEAD = 12;
@@ -284,16 +284,17 @@ export function decodeRecordBatch(buf: Buffer, position = 0): DecodedBatch {
   }
   const header = parseBatchHeader(buf, position, batchLength);
   let section = buf;
-  const cursor: ByteCursor = { position: position + RECORDS_OFFSET, end };
+  let recordsStart = position + RECORDS_OFFSET;
+  let recordsEnd = end;
   if (header.compression !== 'none') {
-    section = decompress(header.compression, buf.subarray(cursor.position, end));
-    cursor.position = 0;
-    cursor.end = section.length;
+    section = decompress(header.compression, buf.subarray(recordsStart, end));
+    recordsStart = 0;
+    recordsEnd = section.length;
   }
   const { recordCount } = header;
-  if (recordCount * MIN_RECORD_SIZE > cursor.end - cursor.position) {
+  if (recordCount * MIN_RECORD_SIZE > recordsEnd - recordsStart) {
     throw new CorruptRecordError(
-      `record batch at byte ${position} declares ${recordCount} records but its records section has only ${cursor.end - cursor.position} bytes`,
+      `record batch at byte ${position} declares ${recordCount} records but its records section has only ${recordsEnd - recordsStart} bytes`,
     );
   }
   const context: RecordContext = {
@@ -302,10 +303,10 @@ export function decodeRecordBatch(buf: Buffer, position = 0): DecodedBatch {
     logAppendTime: header.timestampType === 'LogAppendTime' ? header.maxTimestamp : null,
   };
   const records: DecodedRecord[] = new Array(recordCount);
-  for (let i = 0; i < recordCount; i++) records[i] = readRecord(section, cursor, context);
-  if (cursor.position !== cursor.end) {
+  const recordsStop = readRecords(section, recordsStart, recordsEnd, context, records);
+  if (recordsStop !== recordsEnd) {
     throw new CorruptRecordError(
-      `record batch at byte ${position} has ${cursor.end - cursor.position} bytes left after its ${recordCount} records`,
+      `record batch at byte ${position} has ${recordsEnd - recordsStop} bytes left after its ${recordCount} records`,
     );
   }
   return { header, records };
