@@ -78,7 +78,13 @@ export async function getSegmentItem(
   return got.Item ? segmentFromItem(got.Item) : undefined;
 }
 
-/** The item with the greatest base <= offset: the one holding `offset` when offset is committed. */
+/**
+ * The item holding `offset` (for a committed offset): the one with the greatest base <= offset —
+ * unless the item just before it also holds the offset under a higher leader epoch. That happens
+ * while compaction swaps a merged item in (both hold the same bytes), and when a stale leader's
+ * delayed put recreated a key compaction had merged away: the stale item has the older epoch, so
+ * the merged item wins. Both come from one Query (Limit 2), so the defence costs no request.
+ */
 export async function floorSegmentItem(
   ctx: SluiceContext,
   topic: string,
@@ -91,11 +97,13 @@ export async function floorSegmentItem(
       KeyConditionExpression: 'pk = :pk AND sk BETWEEN :lo AND :hi',
       ExpressionAttributeValues: { ':pk': partitionPk(topic, partition), ':lo': SEGMENT_PREFIX, ':hi': segmentSk(offset) },
       ScanIndexForward: false,
-      Limit: 1,
+      Limit: 2,
       ConsistentRead: true,
     }),
   );
-  return out.Items?.[0] ? segmentFromItem(out.Items[0]) : undefined;
+  const [floor, before] = (out.Items ?? []).map(segmentFromItem);
+  if (floor && before && before.lastOffset >= offset && before.epoch > floor.epoch) return before;
+  return floor;
 }
 
 /** The first item with base >= fromBase whose maxTimestamp >= timestamp (paged through the manifest). */
