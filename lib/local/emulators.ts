@@ -1,5 +1,6 @@
 // Embedded AWS emulators for `npm start` and the tests: dynalite (DynamoDB) and s3rver (S3),
 // both real HTTP servers speaking the AWS wire protocols, so the SDK runs unmodified against them.
+import { createCipheriv } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
@@ -25,7 +26,24 @@ export interface EmulatorOptions {
   readonly s3Port?: number;
 }
 
+/**
+ * s3rver encrypts ListObjectsV2 continuation tokens with DES, which OpenSSL 3 (Node 17+) only offers
+ * through its legacy provider: without `--openssl-legacy-provider` every listing of more than one
+ * page fails with InternalError. The package scripts set it in NODE_OPTIONS; say so when it is off.
+ */
+export function s3rverCanPaginate(): boolean {
+  try {
+    createCipheriv('des', Buffer.alloc(8), Buffer.alloc(8));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export async function startEmulators(options: EmulatorOptions = {}): Promise<Emulators> {
+  if (!s3rverCanPaginate()) {
+    process.emitWarning('the embedded S3 emulator cannot page listings beyond 1000 keys on this Node without NODE_OPTIONS=--openssl-legacy-provider (the npm scripts set it)');
+  }
   const dynalite = require('dynalite') as (opts: Record<string, unknown>) => Server;
   const S3rver = require('s3rver') as new (opts: Record<string, unknown>) => {
     run(): Promise<AddressInfo>;
