@@ -3,6 +3,7 @@
 // (the same createLambdaHandler + operation table as lambdas/*.ts), with the local context
 // injected instead of one built from the environment. So local behaviour is the cloud's.
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
@@ -21,6 +22,8 @@ export interface ServerOptions {
   readonly host?: string;
   /** Receives one JSON line per request; @default no request log */
   readonly log?: (line: string) => void;
+  /** How long close() lets running requests finish before cutting them (long-polls included); @default 5000 */
+  readonly drainMs?: number;
 }
 
 export interface LocalServer {
@@ -110,7 +113,10 @@ export async function startServer(options: ServerOptions): Promise<LocalServer> 
   // Unmatched routes still get the contract's 404/405 body, from a handler that knows every route.
   const fallback = createLambdaHandler(allOperations, { context }) as Handler;
 
+  let inFlight = 0;
+  let drained: (() => void) | undefined;
   const server = createServer(async (req, res) => {
+    inFlight++;
     const started = performance.now();
     let status = 500;
     try {
@@ -141,6 +147,7 @@ export async function startServer(options: ServerOptions): Promise<LocalServer> 
     options.log?.(
       JSON.stringify({ time: new Date().toISOString(), method: req.method, path: req.url, status, ms: Math.round(performance.now() - started) }),
     );
+    if (--inFlight === 0) drained?.();
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -150,11 +157,17 @@ export async function startServer(options: ServerOptions): Promise<LocalServer> 
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   return {
     url: `http://${host}:${address.port}`,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.close((err) => (err ? reject(err) : resolve()));
-        // Long-polling fetches would otherwise hold close() for up to maxWaitMs.
-        server.closeAllConnections();
-      }),
+    // Stop accepting, let running requests (an append mid-flight) answer, then cut what is left:
+    // a long-poll would otherwise hold close() for up to maxWaitMs.
+    async close() {
+      const closed = new Promise<void>((resolve, reject) => server.close((err) => (err ? reject(err) : resolve())));
+      server.closeIdleConnections();
+      if (inFlight > 0) {
+        const finished = new Promise<void>((resolve) => (drained = resolve));
+        await Promise.race([finished, sleep(options.drainMs ?? 5_000, undefined, { ref: false })]);
+      }
+      server.closeAllConnections();
+      await closed;
+    },
   };
 }
