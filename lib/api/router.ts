@@ -54,6 +54,7 @@ function matchPath(route: CompiledRoute, parts: readonly string[]): Record<strin
   for (let i = 0; i < parts.length; i++) {
     const template = route.segments[i];
     if (template.startsWith('{') && template.endsWith('}')) {
+      if (parts[i] === '') return undefined;
       let value: string;
       try {
         value = decodeURIComponent(parts[i]);
@@ -74,7 +75,9 @@ export function resolveRoute(
   method: string,
   path: string,
 ): { operation: Operation; params: Record<string, string> } {
-  const parts = path.split('/').filter(Boolean);
+  // Only the leading slash is dropped: an empty segment ('/v1/topics//t') matches no template
+  // rather than shifting the others (DELETE /v1/topics//t must not delete topic 't').
+  const parts = path.replace(/^\//, '').split('/');
   const allowed: string[] = [];
   for (const route of routesOf(operations)) {
     const params = matchPath(route, parts);

@@ -32,6 +32,8 @@ const cases: Case[] = [
   // Routing and framing
   { name: 'unknown path', method: 'GET', path: '/v1/nothing', status: 404, code: 'NOT_FOUND' },
   { name: 'wrong method', method: 'PUT', path: topics, status: 405, code: 'METHOD_NOT_ALLOWED', mentions: 'POST or GET' },
+  // An empty segment must not collapse: DELETE /v1/topics//t is not DELETE /v1/topics/t.
+  { name: 'empty path segment', method: 'DELETE', path: '/v1/topics//t', status: 404, code: 'NOT_FOUND' },
   { name: 'bad percent-encoding in path', method: 'GET', path: '/v1/topics/%E0%A4%A', status: 400, code: 'INVALID_REQUEST' },
   { name: 'bad JSON', method: 'POST', path: topics, body: '{"name": "x",', status: 400, code: 'INVALID_REQUEST', mentions: 'JSON' },
   { name: 'JSON array body', method: 'POST', path: topics, body: '[1,2]', status: 400, code: 'INVALID_REQUEST', mentions: 'object' },
