@@ -48,7 +48,7 @@ export function createLambdaHandler(operations: readonly Operation[], options: L
       // First value wins for a repeated parameter; raw string, so values are decoded exactly once.
       for (const [k, v] of new URLSearchParams(event.rawQueryString ?? '')) if (!(k in query)) query[k] = v;
       const body =
-        event.body === undefined ? undefined : event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+        event.body == null ? undefined : event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
       const response = await handleHttp(
         getContext(),
         { method: event.requestContext.http.method, path: event.rawPath, query, headers: event.headers, body },

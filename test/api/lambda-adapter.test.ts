@@ -46,6 +46,11 @@ describe('Lambda adapter', () => {
     expect(await handler({ op: 'deleteTopic', topic: 'inv' })).toEqual({ status: 204 });
   });
 
+  it('serves an event whose body is null, even when flagged base64', async () => {
+    const event = { ...httpEvent('GET', '/v1/topics'), body: null, isBase64Encoded: true } as unknown as APIGatewayProxyEventV2;
+    expect(await handler(event)).toMatchObject({ statusCode: 200 });
+  });
+
   it('answers unknown ops and unrecognised events with the error contract', async () => {
     const unknown = await handler({ op: 'compact' });
     expect(unknown).toMatchObject({ status: 404, body: { error: { code: 'NOT_FOUND' } } });
