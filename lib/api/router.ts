@@ -135,6 +135,15 @@ function errorHeaders(error: SluiceError): Record<string, string> {
   return headers;
 }
 
+/** The HTTP answer for a failure: the contract's body, with `Retry-After` / `Allow` where they apply. */
+export function errorResponse(error: SluiceError): HttpResponse {
+  return {
+    status: error.status,
+    headers: { 'content-type': 'application/json', ...errorHeaders(error) },
+    body: JSON.stringify(error.toBody()),
+  };
+}
+
 /** Serves one HTTP request. Never throws. */
 export async function handleHttp(
   ctx: SluiceContext,
@@ -149,12 +158,7 @@ export async function handleHttp(
     for (const [k, v] of Object.entries(request.query ?? {})) if (v !== undefined) query[k] = v;
     result = await operation.run(ctx, { ...body, ...query, ...params });
   } catch (e) {
-    const error = toSluiceError(e, `${request.method} ${request.path}`);
-    return {
-      status: error.status,
-      headers: { 'content-type': 'application/json', ...errorHeaders(error) },
-      body: JSON.stringify(error.toBody()),
-    };
+    return errorResponse(toSluiceError(e, `${request.method} ${request.path}`));
   }
   const hasBody = result.body !== undefined && result.status !== 204;
   return {

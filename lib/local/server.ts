@@ -12,7 +12,7 @@ import { SluiceError } from '../api/errors.js';
 import { createLambdaHandler } from '../api/lambda-adapter.js';
 import type { Operation } from '../api/operation.js';
 import { allOperations, functionOperations } from '../api/operations.js';
-import { MAX_BODY_BYTES, resolveRoute } from '../api/router.js';
+import { MAX_BODY_BYTES, errorResponse, resolveRoute } from '../api/router.js';
 
 export interface ServerOptions {
   readonly context: SluiceContext;
@@ -99,7 +99,8 @@ function send(res: ServerResponse, result: APIGatewayProxyStructuredResultV2): v
 }
 
 function errorResult(error: SluiceError): APIGatewayProxyStructuredResultV2 {
-  return { statusCode: error.status, headers: { 'content-type': 'application/json' }, body: JSON.stringify(error.toBody()) };
+  const { status, headers, body } = errorResponse(error);
+  return { statusCode: status, headers, body };
 }
 
 export async function startServer(options: ServerOptions): Promise<LocalServer> {
