@@ -32,7 +32,7 @@ interface ErrorSpec {
   readonly retriable: boolean;
 }
 
-export const ERROR_SPECS: Readonly<Record<ErrorCode, ErrorSpec>> = {
+const ERROR_SPECS: Readonly<Record<ErrorCode, ErrorSpec>> = {
   UNKNOWN_TOPIC_OR_PARTITION: { status: 404, retriable: false },
   TOPIC_ALREADY_EXISTS: { status: 409, retriable: false },
   INVALID_TOPIC_EXCEPTION: { status: 400, retriable: false },

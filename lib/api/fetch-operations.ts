@@ -39,7 +39,7 @@ export const fetchSchema = z.strictObject({
   encoding: encoding.default('utf8'),
 });
 
-export const listOffsetsSchema = z.strictObject({
+const listOffsetsSchema = z.strictObject({
   topic: topicName,
   partition: partitionParam,
   at: z.union([z.enum(['earliest', 'latest']), intParam(0)]),
@@ -132,7 +132,7 @@ function toResponse(result: ReadResult, offset: number, encoding: Encoding) {
   return { records, nextOffset, highWatermark: result.highWatermark, logStartOffset: result.logStartOffset };
 }
 
-export const fetchOperation: Operation = {
+const fetchOperation: Operation = {
   name: 'fetch',
   method: 'GET',
   path: '/v1/topics/{topic}/partitions/{partition}/records',
@@ -141,7 +141,7 @@ export const fetchOperation: Operation = {
   },
 };
 
-export const listOffsetsOperation: Operation = {
+const listOffsetsOperation: Operation = {
   name: 'listOffsets',
   method: 'GET',
   path: '/v1/topics/{topic}/partitions/{partition}/offsets',

@@ -79,7 +79,7 @@ function rejectDuplicates(offsets: readonly { topic: string; partition: number }
   }
 }
 
-export const joinGroupOperation: Operation = {
+const joinGroupOperation: Operation = {
   name: 'joinGroup',
   method: 'POST',
   path: '/v1/groups/{group}/members',
@@ -94,7 +94,7 @@ export const joinGroupOperation: Operation = {
   },
 };
 
-export const heartbeatOperation: Operation = {
+const heartbeatOperation: Operation = {
   name: 'heartbeat',
   method: 'POST',
   path: '/v1/groups/{group}/members/{memberId}/heartbeat',
@@ -104,7 +104,7 @@ export const heartbeatOperation: Operation = {
   },
 };
 
-export const leaveGroupOperation: Operation = {
+const leaveGroupOperation: Operation = {
   name: 'leaveGroup',
   method: 'DELETE',
   path: '/v1/groups/{group}/members/{memberId}',
@@ -115,7 +115,7 @@ export const leaveGroupOperation: Operation = {
   },
 };
 
-export const commitOffsetsOperation: Operation = {
+const commitOffsetsOperation: Operation = {
   name: 'commitOffsets',
   method: 'POST',
   path: '/v1/groups/{group}/offsets',
@@ -127,7 +127,7 @@ export const commitOffsetsOperation: Operation = {
   },
 };
 
-export const fetchOffsetsOperation: Operation = {
+const fetchOffsetsOperation: Operation = {
   name: 'fetchOffsets',
   method: 'GET',
   path: '/v1/groups/{group}/offsets',
@@ -138,7 +138,7 @@ export const fetchOffsetsOperation: Operation = {
   },
 };
 
-export const resetOffsetsOperation: Operation = {
+const resetOffsetsOperation: Operation = {
   name: 'resetOffsets',
   method: 'POST',
   path: '/v1/groups/{group}/offsets/reset',
@@ -149,7 +149,7 @@ export const resetOffsetsOperation: Operation = {
   },
 };
 
-export const listGroupsOperation: Operation = {
+const listGroupsOperation: Operation = {
   name: 'listGroups',
   method: 'GET',
   path: '/v1/groups',
@@ -159,7 +159,7 @@ export const listGroupsOperation: Operation = {
   },
 };
 
-export const describeGroupOperation: Operation = {
+const describeGroupOperation: Operation = {
   name: 'describeGroup',
   method: 'GET',
   path: '/v1/groups/{group}',
@@ -169,7 +169,7 @@ export const describeGroupOperation: Operation = {
   },
 };
 
-export const deleteGroupOperation: Operation = {
+const deleteGroupOperation: Operation = {
   name: 'deleteGroup',
   method: 'DELETE',
   path: '/v1/groups/{group}',

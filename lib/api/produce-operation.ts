@@ -34,7 +34,7 @@ const recordSchema = z.strictObject({
   timestamp: intField(0).optional(),
 });
 
-export const produceSchema = z
+const produceSchema = z
   .strictObject({
     topic: topicName,
     records: z
@@ -49,14 +49,14 @@ export const produceSchema = z
       .optional(),
   });
 
-export type ProduceInput = z.output<typeof produceSchema>;
+type ProduceInput = z.output<typeof produceSchema>;
 
 /**
  * Approximate encoded size of a record written alone in a batch: the batch header plus the
  * record's worst-case varint overheads, key, value and headers. Compared with `max.message.bytes`,
  * which Kafka applies to a batch.
  */
-export function estimateRecordSize(record: RecordInput): number {
+function estimateRecordSize(record: RecordInput): number {
   let size = RECORD_BATCH_OVERHEAD + 21 + (record.key?.length ?? 0) + (record.value?.length ?? 0);
   for (const h of record.headers ?? []) size += 10 + Buffer.byteLength(h.key, 'utf8') + (h.value?.length ?? 0);
   return size;

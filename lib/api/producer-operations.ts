@@ -6,7 +6,7 @@ import { allocateProducerId } from '../metadata/producer-ids.js';
 import type { Operation } from './operation.js';
 import { parseInput } from './validation.js';
 
-export const initProducerIdOperation: Operation = {
+const initProducerIdOperation: Operation = {
   name: 'initProducerId',
   method: 'POST',
   path: '/v1/producers',

@@ -44,7 +44,7 @@ async function describePartitions(ctx: SluiceContext, topic: string, count: numb
   return out;
 }
 
-export const createTopicOperation: Operation = {
+const createTopicOperation: Operation = {
   name: 'createTopic',
   method: 'POST',
   path: '/v1/topics',
@@ -55,7 +55,7 @@ export const createTopicOperation: Operation = {
   },
 };
 
-export const listTopicsOperation: Operation = {
+const listTopicsOperation: Operation = {
   name: 'listTopics',
   method: 'GET',
   path: '/v1/topics',
@@ -66,7 +66,7 @@ export const listTopicsOperation: Operation = {
   },
 };
 
-export const describeTopicOperation: Operation = {
+const describeTopicOperation: Operation = {
   name: 'describeTopic',
   method: 'GET',
   path: '/v1/topics/{topic}',
@@ -81,7 +81,7 @@ export const describeTopicOperation: Operation = {
   },
 };
 
-export const createPartitionsOperation: Operation = {
+const createPartitionsOperation: Operation = {
   name: 'createPartitions',
   method: 'POST',
   path: '/v1/topics/{topic}/partitions',
@@ -92,7 +92,7 @@ export const createPartitionsOperation: Operation = {
   },
 };
 
-export const deleteTopicOperation: Operation = {
+const deleteTopicOperation: Operation = {
   name: 'deleteTopic',
   method: 'DELETE',
   path: '/v1/topics/{topic}',
