@@ -1,7 +1,8 @@
 // Least privilege per function, in one table so it can be read (and reviewed) at a glance.
 // Every action is named explicitly: no `s3:*`, no `dynamodb:*`, and none of the `s3:GetObject*` /
 // `s3:DeleteObject*` wildcards that `bucket.grantReadWrite()` would add. Object actions are scoped
-// to the data prefix; table actions to the table itself (the table has no indexes).
+// to the data prefix, and so is ListBucket (an s3:prefix condition); table actions to the table
+// itself (the table has no indexes).
 //
 //   function   S3 objects                 S3 bucket    DynamoDB
 //   produce    Put                        -            Get Put Update Query
@@ -75,7 +76,14 @@ export function functionStatements(name: SluiceFunctionName, data: DataResources
     );
   }
   if (access.listBucket) {
-    statements.push(new iam.PolicyStatement({ actions: ['s3:ListBucket'], resources: [data.bucket.bucketArn] }));
+    // Every listing names a Prefix under the data prefix; other keys in the bucket stay unlisted.
+    statements.push(
+      new iam.PolicyStatement({
+        actions: ['s3:ListBucket'],
+        resources: [data.bucket.bucketArn],
+        conditions: data.dataPrefix ? { StringLike: { 's3:prefix': [`${data.dataPrefix}/*`] } } : undefined,
+      }),
+    );
   }
   statements.push(new iam.PolicyStatement({ actions: [...access.tableActions], resources: [data.table.tableArn] }));
   if (data.encryptionKey) {

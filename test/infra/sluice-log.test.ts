@@ -163,6 +163,14 @@ describe('SluiceLog (default props)', () => {
         ]),
       },
     });
+    // Listing is scoped to the data prefix too: every ListBucket statement carries the condition.
+    const listStatements = Object.values(template.findResources('AWS::IAM::Policy')).flatMap((p) =>
+      (p.Properties.PolicyDocument.Statement as { Action: string | string[]; Condition?: unknown }[]).filter((st) =>
+        [st.Action].flat().includes('s3:ListBucket'),
+      ),
+    );
+    expect(listStatements.length).toBeGreaterThan(0);
+    for (const st of listStatements) expect(st.Condition).toEqual({ StringLike: { 's3:prefix': ['log/*'] } });
   });
 
   it('has a dashboard, error and throttle alarms, and the stack outputs', () => {
