@@ -5,6 +5,7 @@
 // `Retry-After` on retriable refusals. Unexpected exceptions become a generic 500; the real error
 // is logged, never sent.
 import type { SluiceContext } from '../context.js';
+import { isThrottling, isTimeoutOrNetwork } from '../metadata/aws-errors.js';
 import { SluiceError, isSluiceError } from './errors.js';
 import type { Operation, OperationResult } from './operation.js';
 import { allOperations } from './operations.js';
@@ -114,9 +115,15 @@ function parseBody(body: string | null | undefined): Record<string, unknown> {
   return parsed as Record<string, unknown>;
 }
 
-/** Turns any failure into the contract's error; unexpected ones are logged and hidden. */
+/**
+ * Turns any failure into the contract's error. AWS throttling and timeouts that an operation did
+ * not classify itself are still retriable THROTTLING / REQUEST_TIMED_OUT; anything else is
+ * logged and hidden.
+ */
 export function toSluiceError(e: unknown, where: string): SluiceError {
   if (isSluiceError(e)) return e;
+  if (isThrottling(e)) return new SluiceError('THROTTLING', 'storage is throttling requests; retry after the given delay');
+  if (isTimeoutOrNetwork(e)) return new SluiceError('REQUEST_TIMED_OUT', 'storage did not answer in time; the request may be retried');
   console.error(
     JSON.stringify({
       level: 'ERROR',
