@@ -67,18 +67,9 @@ async function fetchRecords(ctx: SluiceContext, raw: Record<string, unknown>) {
     if (moved) result = await read();
   }
 
-  const response = toResponse(result, input.offset, input.encoding);
-  metrics.fetched(response.records.length, payloadBytes(result, input.offset, response.nextOffset));
+  const { response, payloadBytes } = toResponse(result, input.offset, input.encoding);
+  metrics.fetched(response.records.length, payloadBytes);
   return response;
-}
-
-/** Key and value bytes of the records answered (the BytesOut metric). */
-function payloadBytes(result: ReadResult, from: number, to: number): number {
-  let bytes = 0;
-  for (const r of result.records) {
-    if (r.offset >= from && r.offset < to) bytes += (r.key?.length ?? 0) + (r.value?.length ?? 0);
-  }
-  return bytes;
 }
 
 /** Characters JSON.stringify escapes (quote, backslash, controls, lone surrogates): a string without them is copied as is. */
@@ -111,6 +102,8 @@ export function recordJsonBytes(record: { offset: number; timestamp: number; key
 function toResponse(result: ReadResult, offset: number, encoding: Encoding) {
   const records = [];
   let budget = RESPONSE_BUDGET_BYTES;
+  /** Key and value bytes of the records answered (the BytesOut metric). */
+  let payloadBytes = 0;
   let nextOffset = result.nextOffset;
   for (const r of result.records) {
     // A batch may start before the requested offset; Kafka clients skip those records, so do we.
@@ -128,8 +121,9 @@ function toResponse(result: ReadResult, offset: number, encoding: Encoding) {
       break;
     }
     records.push(record);
+    payloadBytes += (r.key?.length ?? 0) + (r.value?.length ?? 0);
   }
-  return { records, nextOffset, highWatermark: result.highWatermark, logStartOffset: result.logStartOffset };
+  return { response: { records, nextOffset, highWatermark: result.highWatermark, logStartOffset: result.logStartOffset }, payloadBytes };
 }
 
 const fetchOperation: Operation = {
