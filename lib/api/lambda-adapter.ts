@@ -47,8 +47,8 @@ export function createLambdaHandler(operations: readonly Operation[], options: L
       const query: Record<string, string> = {};
       // First value wins for a repeated parameter; raw string, so values are decoded exactly once.
       for (const [k, v] of new URLSearchParams(event.rawQueryString ?? '')) if (!(k in query)) query[k] = v;
-      const body =
-        event.body == null ? undefined : event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+      // Bytes, not text, for a base64 body: the router decodes them and refuses what is not UTF-8.
+      const body = event.body == null ? undefined : event.isBase64Encoded ? Buffer.from(event.body, 'base64') : event.body;
       const response = await handleHttp(
         getContext(),
         { method: event.requestContext.http.method, path: event.rawPath, query, headers: event.headers, body },

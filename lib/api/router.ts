@@ -19,7 +19,8 @@ export interface HttpRequest {
   readonly path: string;
   readonly query?: Readonly<Record<string, string | undefined>>;
   readonly headers?: Readonly<Record<string, string | undefined>>;
-  readonly body?: string | null;
+  /** Text as received, or the raw bytes (an isBase64Encoded body), which must be UTF-8. */
+  readonly body?: string | Buffer | null;
 }
 
 export interface HttpResponse {
@@ -94,15 +95,25 @@ export function resolveRoute(
   throw new SluiceError('NOT_FOUND', `no such resource: ${path}`);
 }
 
-function parseBody(body: string | null | undefined): Record<string, unknown> {
-  if (body === undefined || body === null || body.trim() === '') return {};
-  const size = Buffer.byteLength(body, 'utf8');
+// Fatal: a body in another encoding is refused, never stored with U+FFFD in place of its bytes.
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+function parseBody(raw: string | Buffer | null | undefined): Record<string, unknown> {
+  if (raw === undefined || raw === null) return {};
+  const size = typeof raw === 'string' ? Buffer.byteLength(raw, 'utf8') : raw.length;
   if (size > MAX_BODY_BYTES) {
     throw new SluiceError('MESSAGE_TOO_LARGE', `request body is ${size} bytes; the limit is ${MAX_BODY_BYTES} (6 MB)`, {
       size,
       limit: MAX_BODY_BYTES,
     });
   }
+  let body: string;
+  try {
+    body = typeof raw === 'string' ? raw : utf8.decode(raw);
+  } catch {
+    throw new SluiceError('INVALID_REQUEST', 'request body is not valid UTF-8');
+  }
+  if (body.trim() === '') return {};
   let parsed: unknown;
   try {
     parsed = JSON.parse(body);

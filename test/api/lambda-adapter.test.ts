@@ -51,6 +51,17 @@ describe('Lambda adapter', () => {
     expect(await handler(event)).toMatchObject({ statusCode: 200 });
   });
 
+  it('refuses a body that is not UTF-8 instead of storing replacement characters', async () => {
+    await handler(httpEvent('POST', '/v1/topics', { name: 'latin1', partitions: 1 }));
+    const latin1 = Buffer.from('{"records":[{"value":"caf\u00e9"}]}', 'latin1');
+    const event = { ...httpEvent('POST', '/v1/topics/latin1/records'), body: latin1.toString('base64'), isBase64Encoded: true };
+    const res = await handler(event);
+    expect(res.statusCode).toBe(400);
+    expect(JSON.parse(res.body as string).error).toMatchObject({ code: 'INVALID_REQUEST' });
+    const fetched = await handler(httpEvent('GET', '/v1/topics/latin1/partitions/0/records', undefined, 'offset=0'));
+    expect(JSON.parse(fetched.body as string)).toMatchObject({ records: [], highWatermark: 0 });
+  });
+
   it('answers unknown ops and unrecognised events with the error contract', async () => {
     const unknown = await handler({ op: 'compact' });
     expect(unknown).toMatchObject({ status: 404, body: { error: { code: 'NOT_FOUND' } } });
