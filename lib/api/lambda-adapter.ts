@@ -46,7 +46,7 @@ export function createLambdaHandler(operations: readonly Operation[], options: L
     if (isHttpEvent(event)) {
       const query: Record<string, string> = {};
       // First value wins for a repeated parameter; raw string, so values are decoded exactly once.
-      for (const [k, v] of new URLSearchParams(event.rawQueryString ?? '')) if (!(k in query)) query[k] = v;
+      for (const [k, v] of new URLSearchParams(event.rawQueryString ?? '')) if (!Object.hasOwn(query, k)) query[k] = v;
       // Bytes, not text, for a base64 body: the router decodes them and refuses what is not UTF-8.
       const body = event.body == null ? undefined : event.isBase64Encoded ? Buffer.from(event.body, 'base64') : event.body;
       const response = await handleHttp(

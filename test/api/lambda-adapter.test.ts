@@ -62,6 +62,14 @@ describe('Lambda adapter', () => {
     expect(JSON.parse(fetched.body as string)).toMatchObject({ records: [], highWatermark: 0 });
   });
 
+  it('checks every query parameter, even one named like an Object.prototype member', async () => {
+    const res = await handler(httpEvent('GET', '/v1/topics', undefined, 'constructor=1'));
+    expect(res.statusCode).toBe(400);
+    const { error } = JSON.parse(res.body as string);
+    expect(error.code).toBe('INVALID_REQUEST');
+    expect(error.message).toContain("'constructor'");
+  });
+
   it('answers unknown ops and unrecognised events with the error contract', async () => {
     const unknown = await handler({ op: 'compact' });
     expect(unknown).toMatchObject({ status: 404, body: { error: { code: 'NOT_FOUND' } } });
