@@ -13,11 +13,11 @@ export const SluiceMetric = {
   BytesIn: 'BytesIn',
   /** Records returned by fetch. */
   RecordsOut: 'RecordsOut',
-  /** RecordBatch bytes read by fetch. */
+  /** Key and value bytes of the records returned by fetch. */
   BytesOut: 'BytesOut',
-  /** Milliseconds from the first PUT of an append to its commit on STATE. */
+  /** Milliseconds one append request spends in the log layer: partition locks, lease, writes, commits. */
   AppendLatency: 'AppendLatency',
-  /** Appends that found the partition's lease held by another writer or lost a commit race. */
+  /** Partition appends refused with NOT_LEADER_OR_FOLLOWER: the lease is held by another writer. */
   LeaseContention: 'LeaseContention',
   /** Whole segments deleted by retention. */
   RetentionDeletedSegments: 'RetentionDeletedSegments',
