@@ -46,10 +46,25 @@ import { layoutProduceObject } from './produce-object.js';
 import { checkProducerSequence } from './producer-sequence.js';
 import { putObject } from './write-segment.js';
 
-export interface PartitionAppend {
+/**
+ * One partition's part of a produce request: records to encode here, or a RecordBatch a client
+ * encoded (Kafka's wire format), already checked by the caller (see EncodedBatch).
+ */
+export type PartitionAppend = {
   readonly partition: number;
-  readonly records: readonly RecordInput[];
   readonly producer?: { readonly producerId: number; readonly producerEpoch: number; readonly baseSequence: number };
+} & ({ readonly records: readonly RecordInput[]; readonly batch?: never } | { readonly batch: EncodedBatch; readonly records?: never });
+
+/**
+ * A RecordBatch v2 as a client sent it, stored byte for byte: the leader only stamps its base
+ * offset and partition leader epoch, which lie outside the CRC, as a Kafka broker does. The caller
+ * has verified it (CRC, structure, offsets 0..count-1) and read `count` and `minTimestamp` off it;
+ * its producer fields must agree with `producer`.
+ */
+export interface EncodedBatch {
+  readonly bytes: Buffer;
+  readonly count: number;
+  readonly minTimestamp: number;
 }
 
 export type PartitionAppendResult =
@@ -105,7 +120,7 @@ export async function appendToPartitions(
   const seen = new Set<number>();
   appends.forEach((append, index) => {
     try {
-      if (append.records.length === 0) throw new SluiceError('INVALID_REQUEST', 'an append needs at least one record');
+      if (append.records?.length === 0) throw new SluiceError('INVALID_REQUEST', 'an append needs at least one record');
       if (seen.has(append.partition)) {
         throw new SluiceError('INVALID_REQUEST', `partition ${append.partition} appears twice in one append`);
       }
@@ -148,7 +163,9 @@ function prepareWrite(
   options: AppendOptions,
   index: number,
 ): PartitionWrite {
-  const { records, producer } = append;
+  const key = leaderKey(ctx, topic, append.partition);
+  const { records, batch, producer } = append;
+  if (batch) return { index, append, key, count: batch.count, unstamped: batch.bytes, minTimestamp: batch.minTimestamp };
   let minTimestamp = records[0].timestamp;
   for (const r of records) if (r.timestamp < minTimestamp) minTimestamp = r.timestamp;
   const unstamped = encodeRecordBatch(records, {
@@ -158,7 +175,7 @@ function prepareWrite(
     producerEpoch: producer?.producerEpoch,
     baseSequence: producer?.baseSequence,
   });
-  return { index, append, key: leaderKey(ctx, topic, append.partition), count: records.length, unstamped, minTimestamp };
+  return { index, append, key, count: records.length, unstamped, minTimestamp };
 }
 
 function fail(topic: string, w: PartitionWrite, e: unknown): void {

@@ -3,7 +3,14 @@
 // offsets lie inside the manifest item it was read for.
 import { SluiceError } from '../api/errors.js';
 import type { SegmentItem } from '../metadata/types.js';
-import { CorruptRecordError, type DecodedBatch, LOG_OVERHEAD, decodeRecordBatch } from '../records/index.js';
+import {
+  CorruptRecordError,
+  type DecodedBatch,
+  LOG_OVERHEAD,
+  type RecordBatchHeader,
+  decodeRecordBatch,
+  readBatchHeader,
+} from '../records/index.js';
 
 /** Size of the batch starting at `position`, or undefined when its length prefix is not in `buf`. */
 export function batchSizeAt(buf: Buffer, position: number): number | undefined {
@@ -11,16 +18,30 @@ export function batchSizeAt(buf: Buffer, position: number): number | undefined {
 }
 
 export function decodeBatchOf(item: SegmentItem, buf: Buffer, position: number): DecodedBatch {
-  let batch: DecodedBatch;
+  const batch = asCorrupt(item, () => decodeRecordBatch(buf, position));
+  checkInsideItem(item, batch.header);
+  return batch;
+}
+
+/** The header of the batch at `position` (its CRC is not checked), inside the item's offsets. */
+export function batchHeaderOf(item: SegmentItem, buf: Buffer, position: number): RecordBatchHeader {
+  const header = asCorrupt(item, () => readBatchHeader(buf, position));
+  checkInsideItem(item, header);
+  return header;
+}
+
+function asCorrupt<T>(item: SegmentItem, read: () => T): T {
   try {
-    batch = decodeRecordBatch(buf, position);
+    return read();
   } catch (e) {
     if (e instanceof CorruptRecordError || e instanceof RangeError) {
       throw new SluiceError('CORRUPT_MESSAGE', `segment ${item.objectKey}: ${e.message}`, { objectKey: item.objectKey });
     }
     throw e;
   }
-  const { baseOffset, lastOffset } = batch.header;
+}
+
+function checkInsideItem(item: SegmentItem, { baseOffset, lastOffset }: RecordBatchHeader): void {
   if (baseOffset < item.baseOffset || lastOffset > item.lastOffset) {
     throw new SluiceError(
       'CORRUPT_MESSAGE',
@@ -28,7 +49,6 @@ export function decodeBatchOf(item: SegmentItem, buf: Buffer, position: number):
       { objectKey: item.objectKey },
     );
   }
-  return batch;
 }
 
 /** Every complete batch of `buf` (read at the item's byte `start`), and where the complete part ends. */

@@ -23,8 +23,9 @@ import type { SluiceContext } from '../context.js';
 import { toSluiceError } from '../metadata/aws-errors.js';
 import { floorSegmentItem } from '../metadata/manifest.js';
 import { getPartitionState } from '../metadata/partition-state.js';
-import { type DecodedBatch, type DecodedRecord, RECORD_BATCH_OVERHEAD } from '../records/index.js';
-import { batchSizeAt, decodeBatchOf, decodeCompleteBatches } from './decode-segment.js';
+import type { SegmentItem } from '../metadata/types.js';
+import { type DecodedRecord, RECORD_BATCH_OVERHEAD } from '../records/index.js';
+import { batchHeaderOf, batchSizeAt, decodeCompleteBatches } from './decode-segment.js';
 import { lookupOffsetIndex } from './offset-index.js';
 import { StaleViewError, getObjectRange, getOffsetIndexObject } from './segment-fetch.js';
 
@@ -35,29 +36,116 @@ export interface ReadResult {
   readonly logStartOffset: number;
 }
 
+/** A fetch answered as stored: whole RecordBatches, as a Kafka broker answers a Fetch. */
+export interface BatchReadResult {
+  /**
+   * Whole batches in offset order, byte for byte as stored (each batch's CRC intact); the first
+   * may start before the offset asked for (Kafka's clients skip those records, and so must ours).
+   * Every batch lies below the high watermark.
+   */
+  readonly batches: Buffer[];
+  readonly nextOffset: number;
+  readonly highWatermark: number;
+  readonly logStartOffset: number;
+}
+
 /** Reads after a stale view (missing object or item) before giving up retriably. */
 const VIEW_REFRESHES = 2;
 
-export async function readRecords(
-  ctx: SluiceContext,
-  topic: string,
-  partition: number,
-  request: { readonly offset: number; readonly maxBytes: number },
-): Promise<ReadResult> {
+interface ReadRequest {
+  readonly offset: number;
+  readonly maxBytes: number;
+}
+
+/** Fetch, decoded: records at or after `offset`, every batch's CRC-32C verified. */
+export async function readRecords(ctx: SluiceContext, topic: string, partition: number, request: ReadRequest): Promise<ReadResult> {
   try {
-    return await readWithRefresh(ctx, topic, partition, request.offset, request.maxBytes);
+    const read = await readWithRefresh(ctx, topic, partition, request, decodeCollector(request.offset));
+    return { ...read.collected, highWatermark: read.highWatermark, logStartOffset: read.logStartOffset };
   } catch (e) {
     throw toSluiceError(e, `read of ${topic}-${partition} at ${request.offset}`);
   }
 }
 
-async function readWithRefresh(
+/**
+ * Fetch, raw: the stored batches holding `offset` and after, not decoded (the consumer verifies
+ * the CRC, as Kafka's consumers do). Each batch's offsets are checked against its manifest range.
+ */
+export async function readBatches(ctx: SluiceContext, topic: string, partition: number, request: ReadRequest): Promise<BatchReadResult> {
+  try {
+    const read = await readWithRefresh(ctx, topic, partition, request, rawCollector(request.offset));
+    return { ...read.collected, highWatermark: read.highWatermark, logStartOffset: read.logStartOffset };
+  } catch (e) {
+    throw toSluiceError(e, `read of ${topic}-${partition} at ${request.offset}`);
+  }
+}
+
+/**
+ * What a fetch keeps of the batches it reads, in offset order: `add` takes the complete batches of
+ * `buf` (read for `item`), `end` where the complete part ends; `found` once a batch reaches the offset.
+ */
+interface Collector<T> {
+  readonly found: boolean;
+  add(item: SegmentItem, buf: Buffer, highWatermark: number): number;
+  result(): T & { nextOffset: number };
+  empty(offset: number): T & { nextOffset: number };
+}
+
+function decodeCollector(offset: number): Collector<{ records: DecodedRecord[] }> {
+  const records: DecodedRecord[] = [];
+  let lastOffset = -1;
+  return {
+    get found() {
+      return lastOffset >= offset;
+    },
+    add(item, buf, highWatermark) {
+      const { batches, end } = decodeCompleteBatches(item, buf);
+      for (const { header, records: batchRecords } of batches) {
+        if (header.lastOffset < offset) continue;
+        for (const r of batchRecords) if (r.offset >= offset && r.offset < highWatermark) records.push(r);
+        lastOffset = Math.min(header.lastOffset, highWatermark - 1);
+      }
+      return end;
+    },
+    result: () => ({ records, nextOffset: lastOffset + 1 }),
+    empty: (at) => ({ records: [], nextOffset: at }),
+  };
+}
+
+function rawCollector(offset: number): Collector<{ batches: Buffer[] }> {
+  const batches: Buffer[] = [];
+  let lastOffset = -1;
+  return {
+    get found() {
+      return lastOffset >= offset;
+    },
+    add(item, buf, highWatermark) {
+      let position = 0;
+      for (;;) {
+        const size = batchSizeAt(buf, position);
+        if (size === undefined || position + size > buf.length) return position;
+        const header = batchHeaderOf(item, buf, position);
+        // A committed item lies wholly below the high watermark; stop short of anything that does not.
+        if (header.lastOffset >= highWatermark) return position;
+        if (header.lastOffset >= offset) {
+          batches.push(buf.subarray(position, position + size));
+          lastOffset = header.lastOffset;
+        }
+        position += size;
+      }
+    },
+    result: () => ({ batches, nextOffset: lastOffset + 1 }),
+    empty: (at) => ({ batches: [], nextOffset: at }),
+  };
+}
+
+async function readWithRefresh<T>(
   ctx: SluiceContext,
   topic: string,
   partition: number,
-  offset: number,
-  maxBytes: number,
-): Promise<ReadResult> {
+  { offset, maxBytes }: ReadRequest,
+  collector: Collector<T>,
+): Promise<{ collected: T & { nextOffset: number }; highWatermark: number; logStartOffset: number }> {
   for (let refresh = 0; ; refresh++) {
     const state = await getPartitionState(ctx, topic, partition);
     const highWatermark = state.nextOffset;
@@ -69,37 +157,15 @@ async function readWithRefresh(
         { logStartOffset, highWatermark },
       );
     }
-    if (offset === highWatermark) return { records: [], nextOffset: offset, highWatermark, logStartOffset };
+    if (offset === highWatermark) return { collected: collector.empty(offset), highWatermark, logStartOffset };
     try {
-      const read = await readCommitted(ctx, topic, partition, offset, maxBytes, highWatermark);
-      return { ...read, highWatermark, logStartOffset };
+      await readCommitted(ctx, topic, partition, offset, maxBytes, highWatermark, collector);
+      return { collected: collector.result(), highWatermark, logStartOffset };
     } catch (e) {
       if (!(e instanceof StaleViewError)) throw e;
       if (refresh === VIEW_REFRESHES) {
         throw new SluiceError('UNKNOWN_SERVER_ERROR', `read of ${topic}-${partition} at ${offset}: ${e.message}`);
       }
-    }
-  }
-}
-
-/** Accumulates the records at or after `offset` (and below the high watermark) of decoded batches. */
-class FetchCollector {
-  readonly records: DecodedRecord[] = [];
-  lastOffset = -1;
-  constructor(
-    private readonly offset: number,
-    private readonly highWatermark: number,
-  ) {}
-
-  get found(): boolean {
-    return this.lastOffset >= this.offset;
-  }
-
-  add(batches: readonly DecodedBatch[]): void {
-    for (const { header, records } of batches) {
-      if (header.lastOffset < this.offset) continue;
-      for (const r of records) if (r.offset >= this.offset && r.offset < this.highWatermark) this.records.push(r);
-      this.lastOffset = Math.min(header.lastOffset, this.highWatermark - 1);
     }
   }
 }
@@ -111,7 +177,8 @@ async function readCommitted(
   offset: number,
   maxBytes: number,
   highWatermark: number,
-): Promise<{ records: DecodedRecord[]; nextOffset: number }> {
+  collector: Collector<unknown>,
+): Promise<void> {
   const floor = await floorSegmentItem(ctx, topic, partition, offset);
   if (!floor || floor.baseOffset >= highWatermark || floor.lastOffset < offset) {
     throw new StaleViewError(`no committed manifest item holds offset ${offset}`);
@@ -125,10 +192,7 @@ async function readCommitted(
   // At least a batch header, so the size of an oversized first batch is known from this read.
   const firstLength = floor.indexKey ? Math.min(floorEnd - start, Math.max(maxBytes, RECORD_BATCH_OVERHEAD)) : floorEnd - start;
   const first = await getObjectRange(ctx, { objectKey: floor.objectKey, start, end: start + firstLength });
-  const collector = new FetchCollector(offset, highWatermark);
-  const { batches, end } = decodeCompleteBatches(floor, first);
-  collector.add(batches);
-  let resumeAt = start + end;
+  let resumeAt = start + collector.add(floor, first, highWatermark);
 
   // Nothing at or after the offset yet: the first batch holding it did not fit in maxBytes, or the
   // index position lay several batches before it. Walk the floor segment batch by batch.
@@ -145,8 +209,7 @@ async function readCommitted(
     }
     const whole =
       size <= head.length ? head : await getObjectRange(ctx, { objectKey: floor.objectKey, start: resumeAt, end: resumeAt + size });
-    collector.add([decodeBatchOf(floor, whole, 0)]);
+    collector.add(floor, whole.subarray(0, size), highWatermark);
     resumeAt += size;
   }
-  return { records: collector.records, nextOffset: collector.lastOffset + 1 };
 }
