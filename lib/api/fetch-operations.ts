@@ -4,14 +4,18 @@
 // A fetch at the high watermark with maxWaitMs > 0 long-polls: it re-reads the partition's STATE
 // item (one strongly consistent GetItem, no S3 request) every LONG_POLL_INTERVAL_MS until the log
 // end moves or the wait runs out, as a Kafka broker holds a fetch until fetch.min.bytes arrive.
+// `format: 'batches'` (HTTP: `Accept: application/vnd.sluice.record-batches`) answers with the
+// stored RecordBatches undecoded (batch-body.ts), as a Kafka broker answers a Fetch.
 import { setTimeout as sleep } from 'node:timers/promises';
 import * as z from 'zod';
 import type { SluiceContext } from '../context.js';
 import { listOffsets } from '../log/list-offsets.js';
-import { readRecords, type ReadResult } from '../log/read.js';
+import { readBatches, readRecords, type ReadResult } from '../log/read.js';
 import { metrics } from '../observability/metrics.js';
 import { getPartitionState } from '../metadata/partition-state.js';
 import { getTopicCached, validateTopicName } from '../metadata/topics.js';
+import { readBatchHeader } from '../records/index.js';
+import { MAX_BATCH_RESPONSE_BYTES, RecordBatchesReply } from './batch-body.js';
 import { encodeBytes } from './encoding.js';
 import type { Operation } from './operation.js';
 import { type Encoding, encoding, intParam, parseInput, topicName } from './validation.js';
@@ -37,7 +41,11 @@ export const fetchSchema = z.strictObject({
   maxBytes: intParam(1, MAX_FETCH_MAX_BYTES).default(DEFAULT_FETCH_MAX_BYTES),
   maxWaitMs: intParam(0, 2_147_483_647).default(0),
   encoding: encoding.default('utf8'),
+  /** 'batches': the stored RecordBatches as they are (batch-body.ts), instead of JSON records. */
+  format: z.enum(['records', 'batches']).default('records'),
 });
+
+type FetchInput = z.output<typeof fetchSchema>;
 
 const listOffsetsSchema = z.strictObject({
   topic: topicName,
@@ -45,31 +53,57 @@ const listOffsetsSchema = z.strictObject({
   at: z.union([z.enum(['earliest', 'latest']), intParam(0)]),
 });
 
+/**
+ * Reads once; when that finds nothing at the high watermark and the caller may wait, long-polls the
+ * partition's STATE until the log end passes the offset or the wait runs out, then reads again.
+ */
+async function readOrWait<T>(ctx: SluiceContext, input: FetchInput, read: () => Promise<T>, isEmpty: (result: T) => boolean, highWatermark: (result: T) => number): Promise<T> {
+  const result = await read();
+  const waitMs = Math.min(input.maxWaitMs, ctx.maxWaitMsLimit);
+  if (!isEmpty(result) || waitMs <= 0 || input.offset < highWatermark(result)) return result;
+  const deadline = Date.now() + waitMs;
+  while (Date.now() < deadline) {
+    await sleep(Math.min(LONG_POLL_INTERVAL_MS, Math.max(0, deadline - Date.now())));
+    const state = await getPartitionState(ctx, input.topic, input.partition);
+    if (state.nextOffset > input.offset) return read();
+  }
+  return result;
+}
+
 async function fetchRecords(ctx: SluiceContext, raw: Record<string, unknown>) {
   const input = parseInput(fetchSchema, raw);
   validateTopicName(input.topic);
   await getTopicCached(ctx, input.topic, input.partition);
-  const read = () => readRecords(ctx, input.topic, input.partition, {
-    offset: input.offset,
-    maxBytes: Math.min(input.maxBytes, MAX_READ_BYTES_PER_FETCH),
-  });
-
-  let result = await read();
-  const waitMs = Math.min(input.maxWaitMs, ctx.maxWaitMsLimit);
-  if (result.records.length === 0 && waitMs > 0 && input.offset >= result.highWatermark) {
-    const deadline = Date.now() + waitMs;
-    let moved = false;
-    while (!moved && Date.now() < deadline) {
-      await sleep(Math.min(LONG_POLL_INTERVAL_MS, Math.max(0, deadline - Date.now())));
-      const state = await getPartitionState(ctx, input.topic, input.partition);
-      moved = state.nextOffset > input.offset;
-    }
-    if (moved) result = await read();
+  const request = { offset: input.offset, maxBytes: Math.min(input.maxBytes, MAX_READ_BYTES_PER_FETCH) };
+  if (input.format === 'batches') {
+    const read = () => readBatches(ctx, input.topic, input.partition, request);
+    const result = await readOrWait(ctx, input, read, (r) => r.batches.length === 0, (r) => r.highWatermark);
+    return toBatchesReply(result.batches, result.nextOffset, result.highWatermark, result.logStartOffset);
   }
-
+  const read = () => readRecords(ctx, input.topic, input.partition, request);
+  const result = await readOrWait(ctx, input, read, (r) => r.records.length === 0, (r) => r.highWatermark);
   const { response, payloadBytes } = toResponse(result, input.offset, input.encoding);
   metrics.fetched(response.records.length, payloadBytes);
   return response;
+}
+
+/**
+ * Whole batches up to MAX_BATCH_RESPONSE_BYTES (the body goes out base64, under Lambda's 6 MB),
+ * cut at a batch boundary and never below one batch; nextOffset follows the last batch sent.
+ */
+function toBatchesReply(batches: readonly Buffer[], nextOffset: number, highWatermark: number, logStartOffset: number): RecordBatchesReply {
+  let bytes = 0;
+  let records = 0;
+  let kept = 0;
+  for (; kept < batches.length; kept++) {
+    if (kept > 0 && bytes + batches[kept].length > MAX_BATCH_RESPONSE_BYTES) break;
+    bytes += batches[kept].length;
+    records += readBatchHeader(batches[kept]).recordCount;
+  }
+  if (kept < batches.length) nextOffset = readBatchHeader(batches[kept - 1]).lastOffset + 1;
+  // Records and bytes of whole batches: the consumer, not the server, drops those below the offset.
+  metrics.fetched(records, bytes);
+  return new RecordBatchesReply(batches.slice(0, kept), nextOffset, highWatermark, logStartOffset);
 }
 
 /** Characters JSON.stringify escapes (quote, backslash, controls, lone surrogates): a string without them is copied as is. */
@@ -130,6 +164,7 @@ const fetchOperation: Operation = {
   name: 'fetch',
   method: 'GET',
   path: '/v1/topics/{topic}/partitions/{partition}/records',
+  answersBatches: true,
   async run(ctx, input) {
     return { status: 200, body: await fetchRecords(ctx, input) };
   },

@@ -47,14 +47,14 @@ export function createLambdaHandler(operations: readonly Operation[], options: L
       const query: Record<string, string> = {};
       // First value wins for a repeated parameter; raw string, so values are decoded exactly once.
       for (const [k, v] of new URLSearchParams(event.rawQueryString ?? '')) if (!Object.hasOwn(query, k)) query[k] = v;
-      // Bytes, not text, for a base64 body: the router decodes them and refuses what is not UTF-8.
+      // Bytes, not text, for a base64 body: the router reads them as record batches or as UTF-8 JSON.
       const body = event.body == null ? undefined : event.isBase64Encoded ? Buffer.from(event.body, 'base64') : event.body;
       const response = await handleHttp(
         getContext(),
         { method: event.requestContext.http.method, path: event.rawPath, query, headers: event.headers, body },
         operations,
       );
-      return { statusCode: response.status, headers: response.headers, body: response.body, isBase64Encoded: false };
+      return { statusCode: response.status, headers: response.headers, body: response.body, isBase64Encoded: response.isBase64Encoded ?? false };
     }
     if (isInvokeEvent(event)) return handleInvoke(getContext(), event, operations);
     const error = new SluiceError(

@@ -18,5 +18,15 @@ export interface Operation {
   readonly method: HttpMethod;
   /** Path template with `{param}` segments, e.g. '/v1/topics/{topic}/records'. */
   readonly path: string;
+  /**
+   * Takes a record-batches body (batch-body.ts): over HTTP a request with that Content-Type
+   * reaches `run` as `{batches: <the body's bytes>, ...query, ...path}`. @default false
+   */
+  readonly acceptsBatchBody?: boolean;
+  /**
+   * Can answer with record batches: over HTTP a request whose Accept names the media type reaches
+   * `run` with `format: 'batches'`, and a RecordBatchesReply body goes out as binary. @default false
+   */
+  readonly answersBatches?: boolean;
   run(ctx: SluiceContext, input: Record<string, unknown>): Promise<OperationResult>;
 }

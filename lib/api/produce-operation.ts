@@ -6,22 +6,19 @@
 //   - a key: Kafka's default partitioner, murmur2(key bytes) & 0x7fffffff % partitions;
 //   - no key: sticky per request — every keyless record of one request goes to one partition,
 //     and successive requests to the topic move round-robin across partitions (per process).
+// A body of record batches (batch-body.ts) takes the other route, produce-batches.ts; both end in
+// produce-append.ts.
 import * as z from 'zod';
 import type { SluiceContext } from '../context.js';
-import { appendToPartitions } from '../log/append.js';
 import { getTopicCached, validateTopicName, type TopicMetadata } from '../metadata/topics.js';
 import { RoundRobinPartitioner, partitionForKey } from '../partitioners/index.js';
 import { RECORD_BATCH_OVERHEAD, type RecordInput } from '../records/index.js';
 import { decodeBytes } from './encoding.js';
 import { SluiceError, isSluiceError } from './errors.js';
+import { MAX_RECORDS_PER_REQUEST, appendAndAnswer } from './produce-append.js';
+import { produceBatches } from './produce-batches.js';
 import type { Operation } from './operation.js';
 import { encoding, intField, parseInput, topicName } from './validation.js';
-
-/**
- * Records per produce request. The response lists every record's offset, and it must fit a 6 MB
- * Lambda response (~45 bytes per record at worst).
- */
-export const MAX_RECORDS_PER_REQUEST = 100_000;
 
 const headerSchema = z.strictObject({ key: z.string(), value: z.string().nullable() });
 
@@ -164,23 +161,7 @@ export async function produce(ctx: SluiceContext, raw: Record<string, unknown>) 
         ? { producerId: input.producerId, producerEpoch: input.producerEpoch, baseSequence: sequences.get(partition)! }
         : undefined,
   }));
-  const results = await appendToPartitions(ctx, input.topic, appends, {
-    indexIntervalBytes: topic.config['index.interval.bytes'],
-  });
-
-  const byPartition = new Map<number, (typeof results)[number]>();
-  for (const r of results) byPartition.set(r.partition, r);
-  const ordered = appends.map((a) => byPartition.get(a.partition)!);
-  const failures = ordered.filter((r): r is Extract<typeof r, { error: unknown }> => 'error' in r);
-  if (failures.length === ordered.length) throw failures[0].error;
-
-  const offsets = ordered.map((r) => {
-    if ('error' in r) {
-      const e = isSluiceError(r.error) ? r.error : new SluiceError('UNKNOWN_SERVER_ERROR', 'append failed');
-      return { partition: r.partition, error: e.toBody().error };
-    }
-    return { partition: r.partition, baseOffset: r.baseOffset, count: r.count, ...(r.duplicate ? { duplicate: true } : {}) };
-  });
+  const { offsets, byPartition } = await appendAndAnswer(ctx, topic, appends);
   // Each record's offset = its batch's baseOffset + its position within the partition's batch.
   const seen = new Map<number, number>();
   const records = assigned.map((p) => {
@@ -196,7 +177,9 @@ export const produceOperation: Operation = {
   name: 'produce',
   method: 'POST',
   path: '/v1/topics/{topic}/records',
+  acceptsBatchBody: true,
   async run(ctx, input) {
-    return { status: 200, body: await produce(ctx, input) };
+    // A record-batches body arrives as `batches` (bytes over HTTP, base64 by direct invoke).
+    return { status: 200, body: 'batches' in input ? await produceBatches(ctx, input) : await produce(ctx, input) };
   },
 };

@@ -1,11 +1,13 @@
 // Dispatch of one request to an Operation, shared by every entry point: HTTP (API Gateway event
 // or the local server) and direct Lambda invoke. It owns the parts of the contract that are not
 // any one operation's: path matching, input merging (JSON body + query + path parameters, path
-// wins), the 6 MB body limit, and the error shape `{error: {code, message, retriable, ...}}` with
+// wins), the 6 MB body limit, the record-batches body and answer (batch-body.ts: bytes in, bytes
+// out base64-flagged, as API Gateway carries binary), and the error shape `{error: {code, message, retriable, ...}}` with
 // `Retry-After` on retriable refusals. Unexpected exceptions become a generic 500; the real error
 // is logged, never sent.
 import type { SluiceContext } from '../context.js';
 import { isThrottling, isTimeoutOrNetwork } from '../metadata/aws-errors.js';
+import { MAX_BATCH_BODY_BYTES, RECORD_BATCHES_MEDIA_TYPE, RecordBatchesReply, namesRecordBatches } from './batch-body.js';
 import { SluiceError, isSluiceError } from './errors.js';
 import type { Operation, OperationResult } from './operation.js';
 import { allOperations } from './operations.js';
@@ -26,7 +28,9 @@ export interface HttpRequest {
 export interface HttpResponse {
   readonly status: number;
   readonly headers: Record<string, string>;
+  /** Text, or base64 of binary bytes when isBase64Encoded (a Lambda's answer to API Gateway). */
   readonly body: string;
+  readonly isBase64Encoded?: boolean;
 }
 
 export interface InvokeResponse {
@@ -126,6 +130,42 @@ function parseBody(raw: string | Buffer | null | undefined): Record<string, unkn
   return parsed as Record<string, unknown>;
 }
 
+/** A header's value, whatever the case of its name (API Gateway and Node lower-case them; callers may not). */
+function headerValue(headers: HttpRequest['headers'], name: string): string | undefined {
+  if (!headers) return undefined;
+  const exact = headers[name];
+  if (exact !== undefined) return exact;
+  for (const [k, v] of Object.entries(headers)) if (k.toLowerCase() === name) return v;
+  return undefined;
+}
+
+/** The bytes of a record-batches body: binary, so never read as text. */
+function batchBody(operation: Operation, raw: string | Buffer | null | undefined): Buffer {
+  if (!operation.acceptsBatchBody) {
+    throw new SluiceError('INVALID_REQUEST', `${operation.method} ${operation.path} does not take a ${RECORD_BATCHES_MEDIA_TYPE} body; send JSON`);
+  }
+  const bytes = raw === undefined || raw === null ? Buffer.alloc(0) : typeof raw === 'string' ? Buffer.from(raw, 'utf8') : raw;
+  if (bytes.length > MAX_BATCH_BODY_BYTES) {
+    throw new SluiceError(
+      'MESSAGE_TOO_LARGE',
+      `request body is ${bytes.length} bytes; a ${RECORD_BATCHES_MEDIA_TYPE} body reaches the Lambda base64-encoded, so the limit is ${MAX_BATCH_BODY_BYTES}`,
+      { size: bytes.length, limit: MAX_BATCH_BODY_BYTES },
+    );
+  }
+  return bytes;
+}
+
+/** The operation's input: body (JSON, or record batches by Content-Type) + query + path parameters. */
+function inputOf(operation: Operation, params: Record<string, string>, request: HttpRequest): Record<string, unknown> {
+  const body = namesRecordBatches(headerValue(request.headers, 'content-type'))
+    ? { batches: batchBody(operation, request.body) }
+    : parseBody(request.body);
+  const query: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(request.query ?? {})) if (v !== undefined) query[k] = v;
+  if (operation.answersBatches && namesRecordBatches(headerValue(request.headers, 'accept'))) query.format = 'batches';
+  return { ...body, ...query, ...params };
+}
+
 /**
  * Turns any failure into the contract's error. AWS throttling and timeouts that an operation did
  * not classify itself are still retriable THROTTLING / REQUEST_TIMED_OUT; anything else is
@@ -171,12 +211,13 @@ export async function handleHttp(
   let result: OperationResult;
   try {
     const { operation, params } = resolveRoute(operations, request.method, request.path);
-    const body = parseBody(request.body);
-    const query: Record<string, string> = {};
-    for (const [k, v] of Object.entries(request.query ?? {})) if (v !== undefined) query[k] = v;
-    result = await operation.run(ctx, { ...body, ...query, ...params });
+    result = await operation.run(ctx, inputOf(operation, params, request));
   } catch (e) {
     return errorResponse(toSluiceError(e, `${request.method} ${request.path}`));
+  }
+  if (result.body instanceof RecordBatchesReply) {
+    const { headers, body } = result.body.toHttp();
+    return { status: result.status, headers: { ...headers, ...result.headers }, body: body.toString('base64'), isBase64Encoded: true };
   }
   const hasBody = result.body !== undefined && result.status !== 204;
   return {
@@ -200,6 +241,7 @@ export async function handleInvoke(
       throw new SluiceError('NOT_FOUND', `unknown op ${JSON.stringify(op)}; this function serves: ${known}`);
     }
     const result = await operation.run(ctx, input);
+    if (result.body instanceof RecordBatchesReply) return { status: result.status, body: result.body.toInvoke() };
     return result.body === undefined ? { status: result.status } : { status: result.status, body: result.body };
   } catch (e) {
     const error = toSluiceError(e, `invoke ${String(op)}`);

@@ -49,6 +49,17 @@ function readBody(req: IncomingMessage): Promise<Buffer | 'too-large'> {
   });
 }
 
+/** Media types whose bodies API Gateway HTTP APIs hand to a Lambda as text; none given counts as text. */
+function isTextMediaType(contentType: string | undefined): boolean {
+  if (!contentType) return true;
+  const type = contentType.split(';')[0].trim().toLowerCase();
+  return (
+    type.startsWith('text/') ||
+    /^application\/([\w.-]+\+)?(json|xml)$/.test(type) ||
+    type === 'application/javascript'
+  );
+}
+
 function toEvent(req: IncomingMessage, body: Buffer, routeKey: string): APIGatewayProxyEventV2 {
   const url = req.url ?? '/';
   const q = url.indexOf('?');
@@ -58,9 +69,10 @@ function toEvent(req: IncomingMessage, body: Buffer, routeKey: string): APIGatew
   for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(',') : v;
   const queryStringParameters: Record<string, string> = {};
   for (const [k, v] of new URLSearchParams(rawQueryString)) queryStringParameters[k] = k in queryStringParameters ? `${queryStringParameters[k]},${v}` : v;
-  // API Gateway passes text bodies as is and anything else base64-encoded.
-  const text = body.toString('utf8');
-  const isText = Buffer.byteLength(text, 'utf8') === body.length && !text.includes('\uFFFD');
+  // API Gateway passes text bodies as is and anything else base64-encoded: a body whose media type
+  // is not text (record batches, octet streams) always, and any body that is not valid UTF-8.
+  const text = isTextMediaType(headers['content-type']) ? body.toString('utf8') : undefined;
+  const isText = text !== undefined && Buffer.byteLength(text, 'utf8') === body.length && !text.includes('\uFFFD');
   const now = Date.now();
   return {
     version: '2.0',

@@ -3,6 +3,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { SluiceContext } from '../../lib/context.js';
 import { createLambdaHandler } from '../../lib/api/lambda-adapter.js';
 import { allOperations, functionOperations } from '../../lib/api/operations.js';
+import { RECORD_BATCHES_MEDIA_TYPE, encodeBatchFrames } from '../../lib/api/batch-body.js';
+import { decodeRecordBatch, encodeRecordBatch } from '../../lib/records/index.js';
 import { SLUICE_ROUTES } from '../../infra/routes.js';
 import { createTestContext } from '../support/storage.js';
 
@@ -60,6 +62,31 @@ describe('Lambda adapter', () => {
     expect(JSON.parse(res.body as string).error).toMatchObject({ code: 'INVALID_REQUEST' });
     const fetched = await handler(httpEvent('GET', '/v1/topics/latin1/partitions/0/records', undefined, 'offset=0'));
     expect(JSON.parse(fetched.body as string)).toMatchObject({ records: [], highWatermark: 0 });
+  });
+
+  it('takes a base64-flagged record-batches body and answers a batches fetch base64-flagged', async () => {
+    await handler(httpEvent('POST', '/v1/topics', { name: 'bin', partitions: 1 }));
+    const sent = encodeRecordBatch([{ timestamp: 1, key: Buffer.from([0xff, 0]), value: Buffer.from([0xc3, 0x28]) }], { baseOffset: 0 });
+    const produced = await handler({
+      ...httpEvent('POST', '/v1/topics/bin/records'),
+      headers: { 'content-type': RECORD_BATCHES_MEDIA_TYPE },
+      body: encodeBatchFrames([{ partition: 0, batch: sent }]).toString('base64'),
+      isBase64Encoded: true,
+    });
+    expect(produced).toMatchObject({ statusCode: 200, isBase64Encoded: false });
+    expect(JSON.parse(produced.body as string)).toEqual({ offsets: [{ partition: 0, baseOffset: 0, count: 1 }] });
+    const fetched = await handler({
+      ...httpEvent('GET', '/v1/topics/bin/partitions/0/records', undefined, 'offset=0'),
+      headers: { accept: RECORD_BATCHES_MEDIA_TYPE },
+    });
+    expect(fetched).toMatchObject({
+      statusCode: 200,
+      isBase64Encoded: true,
+      headers: { 'content-type': RECORD_BATCHES_MEDIA_TYPE, 'sluice-next-offset': '1', 'sluice-high-watermark': '1', 'sluice-log-start-offset': '0' },
+    });
+    const stored = Buffer.from(fetched.body as string, 'base64');
+    expect(stored.subarray(16)).toEqual(sent.subarray(16));
+    expect(decodeRecordBatch(stored).records[0].value).toEqual(Buffer.from([0xc3, 0x28]));
   });
 
   it('checks every query parameter, even one named like an Object.prototype member', async () => {

@@ -1,0 +1,105 @@
+// Produce with a record-batches body (batch-body.ts): the client encoded one RecordBatch per
+// partition, as a Kafka producer does; the leader checks each batch and stores its bytes. Input:
+// `{topic, batches}` with `batches` the frames as bytes (HTTP) or base64 (direct invoke). The whole
+// request is checked before any write — frames and batches, partitions, producer fields, sizes —
+// and the answer is `{offsets}` only: record i of a batch is at baseOffset + i.
+import * as z from 'zod';
+import type { SluiceContext } from '../context.js';
+import type { PartitionAppend } from '../log/append.js';
+import { getTopicCached, validateTopicName } from '../metadata/topics.js';
+import { type BatchFrame, MAX_BATCH_BODY_BYTES, readBatchFrames } from './batch-body.js';
+import { decodeBytes } from './encoding.js';
+import { SluiceError } from './errors.js';
+import { MAX_RECORDS_PER_REQUEST, type PartitionOffsets, appendAndAnswer } from './produce-append.js';
+import { parseInput, topicName } from './validation.js';
+
+const produceBatchesSchema = z.strictObject({
+  topic: topicName,
+  batches: z.union([z.instanceof(Buffer), z.string()]),
+});
+
+type Producer = PartitionAppend['producer'];
+
+const INT16_MAX = 0x7fff;
+
+/**
+ * The producer fields of the request, from its batch headers. Kafka's rules as the JSON body's
+ * `producerId`/`producerEpoch`/`sequences` have them: producerId -1 means not idempotent (epoch and
+ * sequence -1 too); otherwise every batch carries the same id and epoch, each its own baseSequence.
+ */
+function producerOf(frames: readonly BatchFrame[]): ((frame: BatchFrame) => Producer) {
+  const first = frames[0].decoded.header;
+  frames.forEach((f, i) => {
+    const h = f.decoded.header;
+    if (h.producerId !== first.producerId || h.producerEpoch !== first.producerEpoch) {
+      throw new SluiceError(
+        'INVALID_REQUEST',
+        `frame ${i}: producerId ${h.producerId} epoch ${h.producerEpoch} differs from frame 0's producerId ${first.producerId} epoch ${first.producerEpoch}; one request has one producer`,
+        { frame: i },
+      );
+    }
+    if (h.producerId === -1) {
+      if (h.producerEpoch !== -1 || h.baseSequence !== -1) {
+        throw new SluiceError('INVALID_REQUEST', `frame ${i}: a batch without a producer id (-1) must have producerEpoch and baseSequence -1`, { frame: i });
+      }
+    } else if (h.producerId < 0 || h.producerEpoch < 0 || h.producerEpoch > INT16_MAX || h.baseSequence < 0) {
+      throw new SluiceError(
+        'INVALID_REQUEST',
+        `frame ${i}: idempotent batch needs producerId >= 0, producerEpoch 0..${INT16_MAX} and baseSequence >= 0 (got ${h.producerId}, ${h.producerEpoch}, ${h.baseSequence})`,
+        { frame: i },
+      );
+    }
+  });
+  if (first.producerId === -1) return () => undefined;
+  return (f) => ({ producerId: first.producerId, producerEpoch: first.producerEpoch, baseSequence: f.decoded.header.baseSequence });
+}
+
+export async function produceBatches(ctx: SluiceContext, raw: Record<string, unknown>): Promise<{ offsets: PartitionOffsets[] }> {
+  const input = parseInput(produceBatchesSchema, raw);
+  validateTopicName(input.topic);
+  const body = typeof input.batches === 'string' ? decodeBytes(input.batches, 'base64', 'batches')! : input.batches;
+  if (body.length > MAX_BATCH_BODY_BYTES) {
+    throw new SluiceError('MESSAGE_TOO_LARGE', `record batches of ${body.length} bytes; the limit is ${MAX_BATCH_BODY_BYTES}`, {
+      size: body.length,
+      limit: MAX_BATCH_BODY_BYTES,
+    });
+  }
+  const frames = readBatchFrames(body);
+
+  const seen = new Set<number>();
+  let records = 0;
+  let maxPartition = 0;
+  frames.forEach((f, i) => {
+    if (seen.has(f.partition)) {
+      throw new SluiceError('INVALID_REQUEST', `frame ${i}: partition ${f.partition} appears twice; send one batch per partition`, { frame: i });
+    }
+    seen.add(f.partition);
+    records += f.decoded.header.recordCount;
+    if (f.partition > maxPartition) maxPartition = f.partition;
+  });
+  if (records > MAX_RECORDS_PER_REQUEST) {
+    throw new SluiceError('INVALID_REQUEST', `${records} records in one request; at most ${MAX_RECORDS_PER_REQUEST}`);
+  }
+  const producer = producerOf(frames);
+
+  // Refused with UNKNOWN_TOPIC_OR_PARTITION when the highest partition does not exist.
+  const topic = await getTopicCached(ctx, input.topic, maxPartition);
+  const limit = topic.config['max.message.bytes'];
+  frames.forEach((f, i) => {
+    if (f.bytes.length > limit) {
+      throw new SluiceError(
+        'MESSAGE_TOO_LARGE',
+        `frame ${i}: the batch for partition ${f.partition} is ${f.bytes.length} bytes, over the topic's max.message.bytes of ${limit}`,
+        { frame: i, size: f.bytes.length, maxMessageBytes: limit },
+      );
+    }
+  });
+
+  const appends: PartitionAppend[] = frames.map((f) => ({
+    partition: f.partition,
+    batch: { bytes: f.bytes, count: f.decoded.header.recordCount, minTimestamp: f.minTimestamp },
+    producer: producer(f),
+  }));
+  const { offsets } = await appendAndAnswer(ctx, topic, appends);
+  return { offsets };
+}
