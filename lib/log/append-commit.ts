@@ -6,15 +6,16 @@
 // else: nextOffset past base under my epoch means the commit landed. Otherwise, while I still lead
 // at this base, an unknown outcome is re-sent (the SAME batch at the SAME base) up to
 // COMMIT_ATTEMPTS times. When a newer leader moved on, the commit landed only if an attempt may have
-// been applied and SEG#<base> still points at my object; if it does not, the outcome is reported
-// as unknown (retriable), never as a refusal. The commit doubles as the lease renewal
+// been applied and the manifest (STATE's tail, else the SEG item holding base) still lists my range
+// there; if it does not, the outcome is reported as unknown (retriable), never as a refusal. The commit doubles as the lease renewal
 // and drops up to EXPIRED_PRODUCERS_PER_COMMIT expired producer entries.
 import type { SluiceContext } from '../context.js';
 import { isConditionalCheckFailed } from '../metadata/aws-errors.js';
-import { getSegmentItem } from '../metadata/manifest.js';
+import { floorSegmentItem } from '../metadata/manifest.js';
 import { commitAppend, getPartitionState } from '../metadata/partition-state.js';
 import type { PartitionState, ProducerBatchState } from '../metadata/types.js';
 import { type LeaderView, leaderViewOf } from './partition-leader.js';
+import { decodeRanges, rangeHolding, rangesOf } from './segment-range.js';
 
 /** How many times one append re-sends an unresolved commit before giving up (retriably). */
 const COMMIT_ATTEMPTS = 3;
@@ -45,14 +46,16 @@ export interface PartitionCommit {
   readonly baseOffset: number;
   readonly count: number;
   readonly bytes: number;
-  /** The object SEG#<baseOffset> points at (how a commit that landed is told apart). */
+  /** The object holding the batch (how a commit that landed is told apart). */
   readonly objectKey: string;
+  /** STATE's tail after the commit (partition-tail.ts planTail). */
+  readonly tail: readonly string[];
   readonly producer: { producerId?: number; expected?: ProducerBatchState; next?: ProducerBatchState };
 }
 
 /** Commits one partition's stamped batch and resolves any outcome it cannot read off the reply. */
 export async function commitPartition(ctx: SluiceContext, req: PartitionCommit): Promise<CommitOutcome> {
-  const { topic, partition, leader, baseOffset, count, bytes, objectKey, producer } = req;
+  const { topic, partition, leader, baseOffset, count, bytes, objectKey, producer, tail } = req;
   const horizon = ctx.now() - PRODUCER_ID_EXPIRATION_MS;
   const expiredProducerIds = Object.entries(leader.producers)
     .filter(([id, entry]) => entry.lastUpdated < horizon && id !== String(producer.producerId))
@@ -72,6 +75,7 @@ export async function commitPartition(ctx: SluiceContext, req: PartitionCommit):
         count,
         bytes,
         expiresAt,
+        tail,
         producer:
           producer.next && producer.producerId !== undefined
             ? { producerId: producer.producerId, expected: producer.expected, next: producer.next }
@@ -81,7 +85,7 @@ export async function commitPartition(ctx: SluiceContext, req: PartitionCommit):
       const producers: Record<string, ProducerBatchState> = { ...leader.producers };
       for (const id of expiredProducerIds) delete producers[id];
       if (producer.next) producers[String(producer.producerId)] = producer.next;
-      return { kind: 'committed', view: { epoch: leader.epoch, nextOffset: baseOffset + count, expiresAt, producers } };
+      return { kind: 'committed', view: { epoch: leader.epoch, nextOffset: baseOffset + count, expiresAt, producers, tail } };
     } catch (e) {
       lastError = e;
       mayHaveLanded ||= !isConditionalCheckFailed(e);
@@ -96,15 +100,14 @@ export async function commitPartition(ctx: SluiceContext, req: PartitionCommit):
     const mine = state.epoch === leader.epoch && state.owner === ctx.ownerId;
     if (state.nextOffset > baseOffset) {
       if (mine) return { kind: 'committed', view: leaderViewOf(state) };
-      // Every attempt was refused: not committed, whatever SEG#<base> holds (my own put may have
-      // landed late and recreated it after retention or compaction removed a newer leader's item).
+      // Every attempt was refused: not committed, whatever the manifest holds (a spill of mine may
+      // have landed late and recreated an item after retention or compaction removed a newer one).
       if (!mayHaveLanded) return { kind: 'lostLeadership' };
-      // A newer leader took over. SEG#<base> still pointing at my object proves my commit landed;
-      // anything else proves nothing (compaction or retention may have replaced my item since), so
-      // the outcome stays unknown rather than a refusal the producer would take as "not written".
+      // A newer leader took over. The manifest still listing my range at base proves my commit
+      // landed; anything else proves nothing (compaction or retention may have replaced it since),
+      // so the outcome stays unknown rather than a refusal the producer would take as "not written".
       try {
-        const seg = await getSegmentItem(ctx, topic, partition, baseOffset);
-        if (seg?.objectKey === objectKey) return { kind: 'committed' };
+        if (await listsMyRange(ctx, state, baseOffset, objectKey)) return { kind: 'committed' };
       } catch {
         // unknown, as below
       }
@@ -115,4 +118,16 @@ export async function commitPartition(ctx: SluiceContext, req: PartitionCommit):
     // Not applied (or not yet): re-send the same batch at the same base.
   }
   return { kind: 'unresolved', error: lastError };
+}
+
+/** Whether STATE's tail, or else the SEG item holding `baseOffset`, lists a range of `objectKey` starting there. */
+async function listsMyRange(ctx: SluiceContext, state: PartitionState, baseOffset: number, objectKey: string): Promise<boolean> {
+  const { topic, partition } = state;
+  const mine = (ranges: ReturnType<typeof decodeRanges>) => {
+    const range = rangeHolding(ranges, baseOffset);
+    return range?.baseOffset === baseOffset && range.objectKey === objectKey;
+  };
+  if (mine(decodeRanges(ctx, topic, partition, state.tail))) return true;
+  const item = await floorSegmentItem(ctx, topic, partition, baseOffset);
+  return item !== undefined && mine(rangesOf(ctx, topic, partition, item));
 }

@@ -2,16 +2,17 @@
 // request's partitions at once, with ONE data object (produce-object.ts) per round.
 //
 //   cold:  acquire each missing lease (lease.ts), in parallel: one conditional UpdateItem each
-//   warm:  1. in parallel: PUT the produce object  ∥  put SEG#<base> of every partition
-//             (each conditional: absent or written by an epoch <= mine)
+//   warm:  1. PUT the produce object  ∥  for a partition whose STATE tail is full, put the SEG
+//             item its tail spills into (partition-tail.ts; conditional: absent or written by an
+//             epoch <= mine)
 //          2. in parallel, one commit per partition: update its STATE if epoch = mine AND
 //             nextOffset = base AND owner = me (AND the producer's entry is as validated),
-//             SET nextOffset = base + count, renew the lease
+//             SET nextOffset = base + count, tail = the tail listing this range, renew the lease
 //
 // Each partition is acknowledged only after its own commit succeeds; one partition's failure is
 // reported in its result while the others commit. How a refused or unknown commit is resolved (a
 // strongly consistent read of STATE before anything else) is in append-commit.ts; if it stays
-// unresolved, or a manifest put failed (it may still land), the writer forgets its view, so its
+// unresolved, or a spill put failed (it may still land), the writer forgets its view, so its
 // next append takes a new epoch, which fences the request that may still be in flight. A writer
 // that finds a newer epoch has lost leadership: it waits for the lease up to ctx.leaseWaitMs, then
 // fails that partition with retriable NOT_LEADER_OR_FOLLOWER.
@@ -42,6 +43,7 @@ import {
   lockPartitions,
   rememberLeaderView,
 } from './partition-leader.js';
+import { planTail } from './partition-tail.js';
 import { layoutProduceObject } from './produce-object.js';
 import { checkProducerSequence } from './producer-sequence.js';
 import { putObject } from './write-segment.js';
@@ -250,46 +252,53 @@ async function stampRound(ctx: SluiceContext, topic: string, w: PartitionWrite, 
   w.round = { baseOffset, batch: setPartitionLeaderEpoch(setBaseOffset(w.unstamped, baseOffset), leader.epoch), producerEntry };
 }
 
-/** Steps 1 and 2 for every stamped partition: one object, then one commit per partition. */
+/**
+ * Steps 1 and 2 for every stamped partition: one object (and, for a partition whose tail is full,
+ * the spill of that tail into a SEG item), then one commit per partition.
+ */
 async function writeAndCommit(ctx: SluiceContext, topic: string, ready: readonly PartitionWrite[]): Promise<void> {
   const object = layoutProduceObject(
     ctx,
     topic,
     ready.map((w) => ({ partition: w.append.partition, epoch: w.leader!.epoch, batch: w.round!.batch, minTimestamp: w.minTimestamp })),
   );
+  const plans = ready.map((w, i) => planTail(ctx, topic, w.append.partition, w.leader!.tail, object.items[i], w.leader!.epoch));
   // allSettled: never leave a request running after we return.
-  const [put, ...segs] = await Promise.allSettled([
+  const [put, ...spills] = await Promise.allSettled([
     putObject(ctx, object.objectKey, object.body),
-    ...ready.map((w, i) => putSegmentItem(ctx, topic, w.append.partition, object.items[i])),
+    ...ready.map((w, i) => {
+      const spill = plans[i].spill;
+      return spill ? putSegmentItem(ctx, topic, w.append.partition, spill) : Promise.resolve();
+    }),
   ]);
-  // A manifest put that failed may still land later (a timeout is no proof it was not applied). My
-  // next append would reuse its base in this epoch for other records, and the late put would replace
-  // that committed item: forget the view, so the next append takes a new epoch, which fences it.
+  // A spill put that failed may still land later (a timeout is no proof it was not applied). A
+  // later spill of mine at the same base in this epoch may list more ranges, and the late put would
+  // replace it with fewer: forget the view, so the next append takes a new epoch, which fences it.
   ready.forEach((w, i) => {
-    if (segs[i].status === 'rejected') forgetLeaderView(w.key);
+    if (spills[i].status === 'rejected') forgetLeaderView(w.key);
   });
   if (put.status === 'rejected') {
-    // Nothing visible changed: items without their object stay above nextOffset and are replaced.
+    // Nothing visible changed: a spill lists committed ranges only, and STATE was not touched.
     for (const w of ready) fail(topic, w, put.reason);
     return;
   }
   const index = new Map(ready.map((w, i) => [w, i]));
   await forEachWrite(topic, ready, async (w) => {
     const i = index.get(w)!;
-    const seg = segs[i];
-    if (seg.status === 'rejected') {
-      if (!isConditionalCheckFailed(seg.reason)) throw seg.reason; // nothing visible changed
+    const spill = spills[i];
+    if (spill.status === 'rejected') {
+      if (!isConditionalCheckFailed(spill.reason)) throw spill.reason; // nothing visible changed
       const state = await getPartitionState(ctx, topic, w.append.partition);
-      if (!(await isOrphanAtBase(ctx, topic, w.append.partition, w.leader!, state, object.items[i]))) {
+      if (!(await isOrphanAtBase(ctx, topic, w.append.partition, w.leader!, state, plans[i].spill!))) {
         w.leader = undefined;
         return;
       }
     }
-    await commitRound(ctx, topic, w, object.items[i]);
+    await commitRound(ctx, topic, w, object.items[i], plans[i].tail);
   });
 }
 
-async function commitRound(ctx: SluiceContext, topic: string, w: PartitionWrite, item: SegmentItem): Promise<void> {
+async function commitRound(ctx: SluiceContext, topic: string, w: PartitionWrite, item: SegmentItem, tail: readonly string[]): Promise<void> {
   const { partition, producer } = w.append;
   const { baseOffset, batch, producerEntry } = w.round!;
   const next: ProducerBatchState | undefined =
@@ -311,6 +320,7 @@ async function commitRound(ctx: SluiceContext, topic: string, w: PartitionWrite,
     count: w.count,
     bytes: batch.length,
     objectKey: item.objectKey,
+    tail,
     producer: { producerId: producer?.producerId, expected: producerEntry?.expected, next },
   });
   switch (outcome.kind) {
@@ -333,9 +343,9 @@ async function commitRound(ctx: SluiceContext, topic: string, w: PartitionWrite,
 }
 
 /**
- * The manifest put was refused: a higher epoch wrote SEG#<base>. If I still hold the lease at this
- * base, that item can only be a leftover of a deleted incarnation of the partition (epochs restart
- * when STATE is recreated); replace it, but only if it is still exactly the item seen.
+ * The spill put was refused: a higher epoch wrote SEG#<base>. If I still hold the lease at this
+ * round's base, that item can only be a leftover of a deleted incarnation of the partition (epochs
+ * restart when STATE is recreated); replace it, but only if it is still exactly the item seen.
  */
 async function isOrphanAtBase(
   ctx: SluiceContext,
@@ -345,7 +355,7 @@ async function isOrphanAtBase(
   state: PartitionState,
   item: SegmentItem,
 ): Promise<boolean> {
-  if (state.epoch !== leader.epoch || state.owner !== ctx.ownerId || state.nextOffset !== item.baseOffset) return false;
+  if (state.epoch !== leader.epoch || state.owner !== ctx.ownerId || state.nextOffset !== leader.nextOffset) return false;
   const seen = await getSegmentItem(ctx, topic, partition, item.baseOffset);
-  return seen !== undefined && (await replaceSegmentItem(ctx, topic, partition, item, seen.objectKey));
+  return seen !== undefined && (await replaceSegmentItem(ctx, topic, partition, item, seen));
 }

@@ -2,8 +2,9 @@
 // remove manifest items; crashed or fenced writers leave objects no committed item ever pointed
 // at. Both kinds are deleted here, by one rule, per topic:
 //
-//   a segment object <prefix>/<topic>/<p>/<base20>-... is deleted when no manifest item of any
-//   partition of the topic references it (as .log, .index or .timeindex), it is older than the
+//   a segment object <prefix>/<topic>/<p>/<base20>-... is deleted when no manifest entry of any
+//   partition of the topic references it (a SEG item or a range it lists, as .log, .index or
+//   .timeindex, or a range in STATE's tail), it is older than the
 //   grace period (S3 LastModified), a sweep saw it unreferenced at least the grace period ago
 //   (the first sighting is kept in MAINTENANCE / SWEEP#<topic>, see maintenance-store.ts), and
 //   its base offset is below partition p's nextOffset read before the manifest (a writer at or
@@ -28,9 +29,11 @@ import { segmentKey, stateKey, topicKey } from '../metadata/keys.js';
 import { allSegmentItems } from '../metadata/manifest.js';
 import { getPartitionState } from '../metadata/partition-state.js';
 import type { TopicMetadata } from '../metadata/topics.js';
+import type { PartitionState } from '../metadata/types.js';
 import { deleteSweepMarks, getSweepMarks, putSweepMarks } from './maintenance-store.js';
 import { forEachLimited } from './partition-snapshot.js';
 import { sharedProduceFolder } from './produce-object.js';
+import { decodeRanges, rangesOf } from './segment-range.js';
 
 export interface SweepResult {
   readonly listedObjects: number;
@@ -65,6 +68,21 @@ export async function deleteObjects(ctx: SluiceContext, keys: readonly string[])
   }
 }
 
+/**
+ * Every object key the partition's manifest references: its SEG items (each listed range of a
+ * spilled tail too) and STATE's tail, read after `state` (a range leaves the tail only for an item).
+ */
+async function partitionReferences(ctx: SluiceContext, state: PartitionState): Promise<string[]> {
+  const { topic, partition } = state;
+  const refs = decodeRanges(ctx, topic, partition, state.tail).map((r) => r.objectKey);
+  for await (const item of allSegmentItems(ctx, topic, partition)) {
+    for (const range of rangesOf(ctx, topic, partition, item)) refs.push(range.objectKey);
+    if (item.indexKey) refs.push(item.indexKey);
+    if (item.timeIndexKey) refs.push(item.timeIndexKey);
+  }
+  return refs;
+}
+
 /** Every object key any item of the topic's partitions references, and each partition's nextOffset (read first). */
 async function topicReferences(
   ctx: SluiceContext,
@@ -78,11 +96,7 @@ async function topicReferences(
     READ_CONCURRENCY,
     async (p) => {
       const state = await getPartitionState(ctx, topic, p);
-      for await (const item of allSegmentItems(ctx, topic, p)) {
-        refs.add(item.objectKey);
-        if (item.indexKey) refs.add(item.indexKey);
-        if (item.timeIndexKey) refs.add(item.timeIndexKey);
-      }
+      for (const key of await partitionReferences(ctx, state)) refs.add(key);
       nextOffsets.set(p, state.nextOffset);
     },
   );
@@ -214,7 +228,8 @@ export async function sweepSharedObjects(
       Array.from({ length: topic.partitions }, (_, p) => p),
       READ_CONCURRENCY,
       async (p) => {
-        for await (const item of allSegmentItems(ctx, topic.name, p)) if (item.objectKey.startsWith(folder)) refs.add(item.objectKey);
+        const state = await getPartitionState(ctx, topic.name, p);
+        for (const key of await partitionReferences(ctx, state)) if (key.startsWith(folder)) refs.add(key);
       },
     );
   }

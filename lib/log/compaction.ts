@@ -1,13 +1,16 @@
 // Compaction into full segments (Kafka's segment rolling, done after the fact): appends leave one
-// small object per produce; runs of consecutive small committed segments are merged into one
+// small range per produce, listed by SEG items once STATE's tail spills them (partition-tail.ts;
+// an item listing several ranges reads as their concatenation); runs of consecutive small
+// committed items are merged into one
 // segment `<base20>-<id>.log` of at most `segment.bytes` (capped by what one job holds in memory)
 // whose records span at most `segment.ms` (so compaction delays retention by at most segment.ms),
 // with a rebuilt `.index` and a `.timeindex`. An item in a shared object (a byte range of an
 // object that is not its partition's own, see position) is rewritten even alone, so the at-rest
 // layout becomes Kafka's per-partition segments.
 //
-// Never touched: the newest committed segment, anything at or above nextOffset (the leader's) and
-// anything below logStartOffset (retention's). Bytes are copied verbatim, batch by batch, after
+// Never touched: the newest committed segment unless it is shared, anything at or above nextOffset
+// (the leader's), ranges still only in STATE's tail (the leader's too), and anything below
+// logStartOffset (retention's). Bytes are copied verbatim, batch by batch, after
 // checking each batch's CRC-32C and that offsets run densely through the run.
 //
 // The swap, so that readers never see a gap, a duplicate or a wrong byte, and a crash anywhere
@@ -44,6 +47,7 @@ import {
   splitLeftovers,
 } from './partition-snapshot.js';
 import { fetchRanges } from './segment-fetch.js';
+import { rangesOf } from './segment-range.js';
 import { newSegmentId, partitionObjectPrefix, segmentObjectKey } from './segment-name.js';
 import { TimeIndexBuilder } from './time-index.js';
 import { putObject } from './write-segment.js';
@@ -73,9 +77,9 @@ export const DEFAULT_MAX_MERGE_BYTES = 64 * 1024 * 1024;
 /** Byte offset of the attributes field: where a RecordBatch's CRC-32C coverage starts. */
 const CRC_COVERAGE_START = 21;
 
-/** Whether the item is a range of an object other than its partition's own segment objects. */
+/** Whether the item lists ranges, or is a range of an object other than its partition's own segment objects. */
 function isShared(item: StoredSegmentItem, partitionFolder: string): boolean {
-  return item.position !== 0 || !item.objectKey.startsWith(partitionFolder);
+  return item.ranges !== undefined || item.position !== 0 || !item.objectKey.startsWith(partitionFolder);
 }
 
 /**
@@ -94,7 +98,10 @@ export function planMergeRuns(
 ): StoredSegmentItem[][] {
   const limit = Math.min(config.segmentBytes, config.maxMergeBytes ?? DEFAULT_MAX_MERGE_BYTES);
   const { chain } = splitLeftovers(snapshot.items.filter((i) => i.baseOffset >= snapshot.state.logStartOffset));
-  const candidates = chain.slice(0, -1); // never the newest segment
+  // Never the newest segment, unless it is shared: the log end is then in STATE's tail (or the
+  // partition is idle), and the shared objects must be rewritten within a bounded delay.
+  const newest = chain[chain.length - 1];
+  const candidates = newest && isShared(newest, partitionFolder) ? chain : chain.slice(0, -1);
   const runs: StoredSegmentItem[][] = [];
   let run: StoredSegmentItem[] = [];
   let bytes = 0;
@@ -182,11 +189,12 @@ export async function mergeRun(
   config: CompactionConfig,
 ): Promise<boolean> {
   const first = run[0];
+  const ranges = run.flatMap((item) => rangesOf(ctx, topic, partition, item));
   const buffers = await fetchRanges(
     ctx,
-    run.map((i) => ({ objectKey: i.objectKey, start: i.position, end: i.position + i.size })),
+    ranges.map((r) => ({ objectKey: r.objectKey, start: r.position, end: r.position + r.size })),
   );
-  const { log, index, timeIndex } = buildMergedSegment(run, buffers, config.indexIntervalBytes);
+  const { log, index, timeIndex } = buildMergedSegment(ranges, buffers, config.indexIntervalBytes);
   const epoch = Math.max(...run.map((i) => i.epoch));
   const id = newSegmentId(epoch);
   const key = (suffix: '.log' | '.index' | '.timeindex') => segmentObjectKey(ctx.prefix, topic, partition, first.baseOffset, id, suffix);
@@ -216,7 +224,7 @@ export async function mergeRun(
   if (Date.now() - putStarted > ctx.graceMs / 2) return false;
 
   // Refused when retention or another merge got there first.
-  if (!(await replaceSegmentItem(ctx, topic, partition, merged, first.objectKey))) return false;
+  if (!(await replaceSegmentItem(ctx, topic, partition, merged, first))) return false;
   await settleSwap(ctx, topic, partition, merged, run.slice(1));
   return true;
 }

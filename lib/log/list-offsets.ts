@@ -1,14 +1,17 @@
 // Kafka's ListOffsets for one partition: 'earliest' = logStartOffset, 'latest' = highWatermark,
 // a timestamp = the earliest offset whose record timestamp is >= it. For a timestamp the manifest
-// items' maxTimestamp finds the first committed segment that can hold such a record, and decoding
+// items' maxTimestamp finds the first committed segment that can hold such a record (then the
+// ranges of STATE's tail, which are newer than every item), and decoding
 // it (from where its time index points, offset-for-time.ts) finds the record. When no record is that late the answer is the high watermark (where Kafka
 // answers -1 / the log end), so a consumer seeking there waits for new data.
 import type { SluiceContext } from '../context.js';
 import { toSluiceError } from '../metadata/aws-errors.js';
 import { firstSegmentItemWithMaxTimestampAtLeast, floorSegmentItem } from '../metadata/manifest.js';
 import { getPartitionState } from '../metadata/partition-state.js';
+import type { PartitionState, SegmentItem } from '../metadata/types.js';
 import { offsetForTimeInItem } from './offset-for-time.js';
 import { StaleViewError } from './segment-fetch.js';
+import { decodeRanges, rangesOf } from './segment-range.js';
 
 const VIEW_REFRESHES = 2;
 
@@ -36,29 +39,35 @@ async function listOffsetsWithRefresh(
     if (at === 'earliest') return { offset: state.logStartOffset };
     if (at === 'latest') return { offset: state.nextOffset };
     try {
-      return await offsetForTimestamp(ctx, topic, partition, at, state.logStartOffset, state.nextOffset);
+      return await offsetForTimestamp(ctx, state, at);
     } catch (e) {
       if (!(e instanceof StaleViewError) || refresh === VIEW_REFRESHES) throw e;
     }
   }
 }
 
-async function offsetForTimestamp(
-  ctx: SluiceContext,
-  topic: string,
-  partition: number,
-  timestamp: number,
-  logStartOffset: number,
-  highWatermark: number,
-): Promise<{ offset: number; timestamp?: number }> {
-  // logStartOffset may lie inside an item (records below it are skipped by the offset check).
+async function offsetForTimestamp(ctx: SluiceContext, state: PartitionState, timestamp: number): Promise<{ offset: number; timestamp?: number }> {
+  const { topic, partition, logStartOffset, nextOffset: highWatermark } = state;
+  const tail = decodeRanges(ctx, topic, partition, state.tail);
+  const tailBase = tail[0]?.baseOffset ?? highWatermark;
+  const search = async (ranges: readonly SegmentItem[]) => {
+    for (const range of ranges) {
+      if (range.maxTimestamp < timestamp || range.lastOffset < logStartOffset || range.baseOffset >= highWatermark) continue;
+      // Compacted segments carry a .timeindex: the lookup reads from the batch it points to.
+      const hit = await offsetForTimeInItem(ctx, range, timestamp, logStartOffset, highWatermark);
+      if (hit) return hit;
+    }
+    return undefined;
+  };
+  // The SEG items below the tail, oldest first; logStartOffset may lie inside an item (records
+  // below it are skipped by the offset check).
   let from = (await floorSegmentItem(ctx, topic, partition, logStartOffset))?.baseOffset ?? logStartOffset;
-  for (;;) {
+  while (from < tailBase) {
     const item = await firstSegmentItemWithMaxTimestampAtLeast(ctx, topic, partition, from, timestamp);
-    if (!item || item.baseOffset >= highWatermark) return { offset: highWatermark };
-    // Compacted segments carry a .timeindex: the lookup reads from the batch it points to.
-    const hit = await offsetForTimeInItem(ctx, item, timestamp, logStartOffset, highWatermark);
+    if (!item || item.baseOffset >= Math.min(tailBase, highWatermark)) break;
+    const hit = await search(rangesOf(ctx, topic, partition, item));
     if (hit) return hit;
     from = item.lastOffset + 1;
   }
+  return (await search(tail)) ?? { offset: highWatermark };
 }

@@ -1,6 +1,6 @@
 // What one process remembers about the partitions it leads, and the per-partition locks that keep
 // it from racing itself. The remembered view (epoch, log end, lease expiry, producer sequences) is
-// exactly what this process last committed under its own epoch, so while the lease is live the
+// exactly what this process last committed under its own epoch (its tail included), so while the lease is live the
 // warm append path needs no read. Keyed by owner id as well as partition: every SluiceContext is a
 // separate writer (tests run several "processes" in one Node process).
 import type { SluiceContext } from '../context.js';
@@ -11,11 +11,19 @@ export interface LeaderView {
   readonly nextOffset: number;
   readonly expiresAt: number;
   readonly producers: Readonly<Record<string, ProducerBatchState>>;
+  /** STATE's tail as stored (partition-tail.ts): the next commit rewrites it whole. */
+  readonly tail: readonly string[];
 }
 
 /** The view of a STATE item read or returned by a lease acquisition. */
 export function leaderViewOf(state: PartitionState): LeaderView {
-  return { epoch: state.epoch, nextOffset: state.nextOffset, expiresAt: state.expiresAt, producers: state.producers ?? {} };
+  return {
+    epoch: state.epoch,
+    nextOffset: state.nextOffset,
+    expiresAt: state.expiresAt,
+    producers: state.producers ?? {},
+    tail: state.tail ?? [],
+  };
 }
 
 /** A Lambda container serves few partitions; the bound only guards a long-lived local server. */

@@ -62,7 +62,7 @@ export function splitLeftovers(items: readonly StoredSegmentItem[]): {
 /** Manifest deletes in flight at once. */
 const DELETE_CONCURRENCY = 8;
 
-/** Deletes each manifest item only if it is still exactly the one seen; returns how many went. */
+/** Deletes each manifest item only if it is still exactly the one seen (object key and last offset); returns how many went. */
 export async function deleteSegmentItemsIfUnchanged(
   ctx: SluiceContext,
   topic: string,
@@ -87,8 +87,8 @@ async function deleteSegmentItemIfUnchanged(
       new DeleteCommand({
         TableName: ctx.table,
         Key: segmentKey(topic, partition, item.baseOffset),
-        ConditionExpression: 'objectKey = :seen',
-        ExpressionAttributeValues: { ':seen': item.objectKey },
+        ConditionExpression: 'objectKey = :seen AND lastOffset = :seenLast',
+        ExpressionAttributeValues: { ':seen': item.objectKey, ':seenLast': item.lastOffset },
       }),
     );
     return true;

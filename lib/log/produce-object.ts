@@ -43,9 +43,10 @@ export function sharedProduceFolder(prefix: string): string {
   return `${prefix ? `${prefix}/` : ''}${SHARED_PRODUCE_FOLDER}/`;
 }
 
-function sharedProduceObjectKey(prefix: string, now: number): string {
-  const hour = new Date(now).toISOString().slice(0, 13);
-  return `${sharedProduceFolder(prefix)}${hour}/${now}-${randomBytes(8).toString('hex')}.log`;
+/** `<folder><yyyy-mm-ddTHH of ms>/<ms>-<id>.log`: the hour folder follows from the name (segment-range.ts relies on it). */
+export function sharedProduceObjectKey(prefix: string, ms: number, id = randomBytes(8).toString('hex')): string {
+  const hour = new Date(ms).toISOString().slice(0, 13);
+  return `${sharedProduceFolder(prefix)}${hour}/${ms}-${id}.log`;
 }
 
 /** Lays out the object and the SEG item of each range; writes nothing. */

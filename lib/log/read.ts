@@ -3,14 +3,17 @@
 //
 //   1. STATE, strongly consistent: highWatermark = nextOffset, logStartOffset; offset must lie in
 //      [logStartOffset, highWatermark] (OFFSET_OUT_OF_RANGE otherwise; = highWatermark reads nothing).
-//   2. ONE manifest floor Query (greatest SEG#<base> <= offset, consistent); an item at or above
-//      the nextOffset read in (1) is never used (it is uncommitted).
-//   3. ONE ranged GET of that item: from the `.index` position nearest below the offset (index
+//      STATE's tail (partition-tail.ts) lists the newest ranges: a tailing consumer's offset is
+//      found there, and step 2 is skipped.
+//   2. Otherwise ONE manifest floor Query (greatest SEG#<base> <= offset, consistent) and the
+//      range of that item holding the offset; an item at or above the nextOffset read in (1) is
+//      never used (it is uncommitted).
+//   3. ONE ranged GET of that range: from the `.index` position nearest below the offset (index
 //      objects are immutable and served from a bounded in-process cache) for maxBytes, or the whole
-//      item when it has no index (one produce batch, or batches under index.interval.bytes: the
+//      range when it has no index (one produce batch, or batches under index.interval.bytes: the
 //      batch holding the offset is returned whole anyway). All batches in the range come in one GET.
 //
-// A fetch reads from one manifest item: items of uncompacted appends live in different objects,
+// A fetch reads from one manifest range: ranges of uncompacted appends live in different objects,
 // and reading them too would cost a GET each; the consumer continues from nextOffset (compaction
 // merges small items, so a fetch of compacted data fills maxBytes). As in Kafka, maxBytes bounds
 // whole batches but the first batch holding the offset is returned even when larger; records below
@@ -28,6 +31,7 @@ import { type DecodedRecord, RECORD_BATCH_OVERHEAD } from '../records/index.js';
 import { batchHeaderOf, batchSizeAt, decodeCompleteBatches } from './decode-segment.js';
 import { lookupOffsetIndex } from './offset-index.js';
 import { StaleViewError, getObjectRange, getOffsetIndexObject } from './segment-fetch.js';
+import { decodeRanges, rangeHolding, rangesOf } from './segment-range.js';
 
 export interface ReadResult {
   readonly records: DecodedRecord[];
@@ -159,7 +163,13 @@ async function readWithRefresh<T>(
     }
     if (offset === highWatermark) return { collected: collector.empty(offset), highWatermark, logStartOffset };
     try {
-      await readCommitted(ctx, topic, partition, offset, maxBytes, highWatermark, collector);
+      const tail = decodeRanges(ctx, topic, partition, state.tail);
+      const inTail = tail.length > 0 && offset >= tail[0].baseOffset ? rangeHolding(tail, offset) : undefined;
+      const range = inTail ?? (await floorRange(ctx, topic, partition, offset));
+      if (!range || range.baseOffset >= highWatermark || range.lastOffset < offset) {
+        throw new StaleViewError(`no committed manifest range holds offset ${offset}`);
+      }
+      await readRange(ctx, range, offset, maxBytes, highWatermark, collector);
       return { collected: collector.result(), highWatermark, logStartOffset };
     } catch (e) {
       if (!(e instanceof StaleViewError)) throw e;
@@ -170,19 +180,21 @@ async function readWithRefresh<T>(
   }
 }
 
-async function readCommitted(
+/** The range of the SEG item holding `offset` (one Query). */
+async function floorRange(ctx: SluiceContext, topic: string, partition: number, offset: number): Promise<SegmentItem | undefined> {
+  const item = await floorSegmentItem(ctx, topic, partition, offset);
+  return item && rangeHolding(rangesOf(ctx, topic, partition, item), offset);
+}
+
+/** Reads the batches of one committed range holding `offset` into the collector. */
+async function readRange(
   ctx: SluiceContext,
-  topic: string,
-  partition: number,
+  floor: SegmentItem,
   offset: number,
   maxBytes: number,
   highWatermark: number,
   collector: Collector<unknown>,
 ): Promise<void> {
-  const floor = await floorSegmentItem(ctx, topic, partition, offset);
-  if (!floor || floor.baseOffset >= highWatermark || floor.lastOffset < offset) {
-    throw new StaleViewError(`no committed manifest item holds offset ${offset}`);
-  }
   let start = floor.position;
   if (floor.indexKey && offset > floor.baseOffset) {
     const index = await getOffsetIndexObject(ctx, floor.indexKey);

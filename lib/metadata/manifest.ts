@@ -1,6 +1,7 @@
 // The segment manifest: `PART#<topic>#<partition>` / `SEG#<baseOffset, 20 digits>` items (see
 // keys.ts and SegmentItem in types.ts), one per run of RecordBatches in an S3 object, holding the
-// object key and byte range [position, position + size).
+// object key and byte range [position, position + size), or one per spilled tail listing several
+// such ranges (lib/log/partition-tail.ts). The newest ranges are listed on STATE itself (its tail).
 //
 // An item is visible to readers only when its base is below the partition's nextOffset: items are
 // written *before* the commit that makes them visible, so a crashed or stale writer leaves items
@@ -39,8 +40,9 @@ export async function putSegmentItem(ctx: SluiceContext, topic: string, partitio
 }
 
 /**
- * Replaces the item at `item.baseOffset` only if it is still exactly the item seen (its object key);
- * false when it changed or is gone. Compaction swaps merged items in with it; a leader replaces an
+ * Replaces the item at `item.baseOffset` only if it is still exactly the item seen (its object key
+ * and last offset: a spilled tail's item names its first range's object, and a later spill at the
+ * same base may list more ranges); false when it changed or is gone. Compaction swaps merged items in with it; a leader replaces an
  * item left above nextOffset by a writer of a deleted incarnation of the partition.
  */
 export async function replaceSegmentItem(
@@ -48,15 +50,15 @@ export async function replaceSegmentItem(
   topic: string,
   partition: number,
   item: SegmentItem,
-  seenObjectKey: string,
+  seen: Pick<SegmentItem, 'objectKey' | 'lastOffset'>,
 ): Promise<boolean> {
   try {
     await ctx.ddb.send(
       new PutCommand({
         TableName: ctx.table,
         Item: { ...segmentKey(topic, partition, item.baseOffset), ...item },
-        ConditionExpression: 'objectKey = :seen',
-        ExpressionAttributeValues: { ':seen': seenObjectKey },
+        ConditionExpression: 'objectKey = :seen AND lastOffset = :seenLast',
+        ExpressionAttributeValues: { ':seen': seen.objectKey, ':seenLast': seen.lastOffset },
       }),
     );
     return true;

@@ -24,6 +24,7 @@ export function partitionStateFromItem(topic: string, partition: number, item: R
     bytes: Number(item.bytes ?? 0),
     segments: Number(item.segments ?? 0),
     producers: (item.producers as Record<string, ProducerBatchState> | undefined) ?? {},
+    tail: (item.tail as string[] | undefined) ?? [],
   };
 }
 
@@ -44,6 +45,11 @@ export interface CommitAppendRequest {
   readonly bytes: number;
   /** New lease expiry: the commit doubles as the lease renewal. */
   readonly expiresAt: number;
+  /**
+   * STATE's tail after this commit (lib/log/partition-tail.ts), listing the range committed.
+   * Absent only where a test plants SEG items itself: the tail is then left as it is.
+   */
+  readonly tail?: readonly string[];
   /** Idempotent producer: the entry expected now (undefined = none) and the one to store. */
   readonly producer?: {
     readonly producerId: number;
@@ -55,7 +61,8 @@ export interface CommitAppendRequest {
 }
 
 /**
- * Step 2 of the append protocol: makes [baseOffset, baseOffset + count) visible. Succeeds only if
+ * Step 2 of the append protocol: makes [baseOffset, baseOffset + count) visible, its range listed
+ * in the tail it writes. Succeeds only if
  * this owner still holds the lease epoch and the log end is exactly `baseOffset` (and the
  * producer's entry is what the leader validated the sequence against). Throws the SDK error as is:
  * ConditionalCheckFailedException is a definite refusal, anything else is ambiguous.
@@ -78,8 +85,12 @@ export async function commitAppend(ctx: SluiceContext, req: CommitAppendRequest)
     ':bytes': req.bytes,
     ':one': 1,
   };
+  if (req.tail) {
+    names['#tail'] = 'tail';
+    values[':tail'] = req.tail;
+  }
   let condition = '#epoch = :epoch AND #nextOffset = :base AND #owner = :me';
-  let set = 'SET #nextOffset = :next, #expiresAt = :exp';
+  let set = `SET #nextOffset = :next, #expiresAt = :exp${req.tail ? ', #tail = :tail' : ''}`;
   if (req.producer) {
     names['#pid'] = String(req.producer.producerId);
     names['#producers'] = 'producers';

@@ -18,6 +18,12 @@ export interface PartitionState {
   readonly segments: number;
   /** Idempotent producers: last appended batch per producer id (as a string key). */
   readonly producers?: Readonly<Record<string, ProducerBatchState>>;
+  /**
+   * The manifest's newest entries: the ranges of the latest committed appends not yet in a SEG
+   * item, in offset order, each encoded as lib/log/segment-range.ts describes. Written only by
+   * the leader's commit (lib/log/partition-tail.ts), so one write per append makes it visible.
+   */
+  readonly tail?: readonly string[];
 }
 
 export interface ProducerBatchState {
@@ -50,4 +56,11 @@ export interface SegmentItem {
   /** Leader epoch of the writer. */
   readonly epoch: number;
   readonly createdAt: number;
+  /**
+   * A spilled tail (lib/log/partition-tail.ts): the ranges, encoded as in STATE's tail, this item
+   * stands for, each in its own object. The fields above then summarize them: objectKey and
+   * position are the first range's, size is their sum, epoch is the spilling leader's (at least
+   * every range's).
+   */
+  readonly ranges?: readonly string[];
 }

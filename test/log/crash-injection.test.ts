@@ -1,4 +1,5 @@
-// A writer dies before or after each AWS call of its appends (cold and warm); a new process takes
+// A writer dies before or after each AWS call of its appends (cold, warm, and the spill of STATE's
+// tail into a SEG item); a new process takes
 // the lease after expiry and appends. Whatever the crash point, the log must hold exactly the
 // acknowledged batches at their acknowledged offsets, densely, plus at most the one batch whose
 // commit reached DynamoDB before the crash (committed, just never acknowledged), all-or-nothing.
@@ -6,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { createContext, type SluiceContext } from '../../lib/context.js';
 import { appendToPartitions } from '../../lib/log/append.js';
+import { TAIL_MAX_RANGES } from '../../lib/log/partition-tail.js';
 import { readRecords } from '../../lib/log/read.js';
 import { createTestContext, emulatorClients } from '../support/storage.js';
 import { readAll as readPartition } from './read-all.js';
@@ -43,17 +45,23 @@ async function readAll(ctx: SluiceContext, topic: string) {
 describe('crash at every step of the append protocol', () => {
   it('never loses an acknowledged record or exposes a partial or unacknowledged-and-uncommitted one', async () => {
     const shared = await createTestContext();
-    const script: Batch[] = [{ values: ['a0', 'a1'] }, { values: ['b0', 'b1', 'b2'] }];
+    // Enough appends for STATE's tail to spill once (TAIL_MAX_RANGES ranges, then one more).
+    const script: Batch[] = Array.from({ length: TAIL_MAX_RANGES + 2 }, (_, i) => ({
+      values: Array.from({ length: 1 + (i % 3) }, (_, j) => `${String.fromCharCode(97 + i)}${j}`),
+    }));
 
-    // Dry run: how many calls the writer's two appends make (cold acquire + 2 × three calls).
+    // Dry run: cold acquire, then per append PutObject + commit, and the spill's PutItem once.
     const dry = process(shared, 300, 1000);
     const drySdk = observeSdk(dry);
     for (const batch of script) expect(await appendBatch(dry, 'dry', batch)).toHaveProperty('baseOffset');
     const steps = drySdk.calls.length;
-    expect(steps).toBe(7);
+    expect(steps).toBe(1 + 2 * script.length + 1);
+    expect(drySdk.calls.filter((c) => c.command === 'PutItem')).toHaveLength(1);
 
-    for (let step = 1; step <= steps; step++) {
-      for (const when of ['before', 'after'] as const) {
+    const scenarios = Array.from({ length: steps }, (_, i) => i + 1).flatMap((step) => (['before', 'after'] as const).map((when) => ({ step, when })));
+    // Scenarios are independent topics and processes; run them together so lease waits overlap.
+    await Promise.all(
+      scenarios.map(async ({ step, when }) => {
         const topic = `crash-${step}-${when}`;
         const writer = process(shared, 300, 1000);
         const sdk = observeSdk(writer);
@@ -81,7 +89,7 @@ describe('crash at every step of the append protocol', () => {
 
         // The successor waits out the dead writer's lease, then appends.
         const successor = process(shared, 300, 3000);
-        const next: Batch = { values: ['c0'] };
+        const next: Batch = { values: ['z0'] };
         const result = await appendBatch(successor, topic, next);
         if ('error' in result) throw result.error;
 
@@ -96,8 +104,8 @@ describe('crash at every step of the append protocol', () => {
           offset += a.values.length;
         }
         expect(result.baseOffset).toBe(expected.length - 1);
-      }
-    }
+      }),
+    );
   });
 
   it('per partition, for requests appending to two partitions in one object, whichever call the crash hits', async () => {
@@ -116,12 +124,12 @@ describe('crash at every step of the append protocol', () => {
         })),
       );
 
-    // Dry run: cold (2 leases, object, 2 items, 2 commits) then warm (object, 2 items, 2 commits).
+    // Dry run: cold (2 leases, object, 2 commits) then warm (object, 2 commits).
     const dry = process(shared, 300, 1000);
     const drySdk = observeSdk(dry);
     for (const request of requests) expect((await send(dry, 'dry', request)).every((r) => 'baseOffset' in r)).toBe(true);
     const steps = drySdk.calls.length;
-    expect(steps).toBe(12);
+    expect(steps).toBe(8);
 
     const scenarios = Array.from({ length: steps }, (_, i) => i + 1).flatMap((step) => (['before', 'after'] as const).map((when) => ({ step, when })));
     // Scenarios are independent topics and processes; run them together so lease waits overlap.

@@ -1,0 +1,130 @@
+// STATE's tail: the newest entries of a partition's manifest, kept on the STATE item itself, so
+// that an append is ONE DynamoDB write per partition (its commit) instead of a SEG item put plus
+// the commit. DynamoDB bills a write by the item's size in 1 KB units, so the tail is bounded to
+// keep STATE within one unit; when the next entry would not fit, the leader "spills" the whole
+// current tail into ONE SEG item listing its ranges (segment-range.ts) and starts a new tail:
+//
+//   append n:    1. PUT object  [∥ put SEG#<first tail base> = the old tail's ranges, if spilling]
+//                2. commit STATE: nextOffset = base + count, tail = old tail + this range
+//                                                     (or [this range] after a spill)
+//
+// So K appends cost K commits + 1 spill put (+ 1 delete when compaction later replaces it) instead
+// of 2K writes + K deletes. The tail is written only by commits, which are conditioned on the
+// leader's epoch, owner and nextOffset = base, so the leader knows it exactly (its view) and sets
+// it whole; a spill lists only committed ranges, so a spilled item (even a stale leader's late one)
+// never shows anything uncommitted, and spilling the same ranges twice is harmless (same bytes).
+//
+// Readers (read.ts) look in the tail first (it came with the STATE read they need anyway), then in
+// the SEG items. Maintenance spills the tail of a partition with no live leader once its oldest
+// range is TAIL_MAX_AGE_MS old (spillIdleTail), so compaction reaches every range in bounded time.
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { SluiceContext } from '../context.js';
+import { isConditionalCheckFailed } from '../metadata/aws-errors.js';
+import { segmentKey, stateKey } from '../metadata/keys.js';
+import type { PartitionState, SegmentItem } from '../metadata/types.js';
+import { decodeRanges, encodeRange } from './segment-range.js';
+
+/**
+ * Encoded bytes the tail may hold. A STATE item is ~250 B plus the topic name twice and its
+ * idempotent producers; 600 B of tail keeps a plain one within a 1 KB write unit.
+ */
+export const TAIL_MAX_BYTES = 600;
+/** Ranges the tail may hold. */
+export const TAIL_MAX_RANGES = 8;
+/** A tail whose oldest range is this old is spilled at the next commit, or by maintenance when idle. */
+export const TAIL_MAX_AGE_MS = 60_000;
+
+export interface TailPlan {
+  /** STATE's tail after the commit. */
+  readonly tail: string[];
+  /** The SEG item to put in step 1, when the old tail is spilled. */
+  readonly spill?: SegmentItem;
+}
+
+/** What the commit of `added` writes: the tail grown by it, or a spill of the old tail and [added]. */
+export function planTail(
+  ctx: SluiceContext,
+  topic: string,
+  partition: number,
+  current: readonly string[],
+  added: SegmentItem,
+  epoch: number,
+): TailPlan {
+  const entry = encodeRange(ctx, topic, partition, added);
+  const grown = [...current, entry];
+  if (current.length === 0 || !mustSpill(ctx, topic, partition, grown)) return { tail: grown };
+  return { tail: [entry], spill: spillItem(ctx, topic, partition, current, epoch) };
+}
+
+function mustSpill(ctx: SluiceContext, topic: string, partition: number, tail: readonly string[]): boolean {
+  if (tail.length > TAIL_MAX_RANGES) return true;
+  if (tail.reduce((n, e) => n + e.length, 0) > TAIL_MAX_BYTES) return true;
+  return isTailOld(ctx, topic, partition, tail);
+}
+
+function isTailOld(ctx: SluiceContext, topic: string, partition: number, tail: readonly string[]): boolean {
+  const [oldest] = decodeRanges(ctx, topic, partition, tail.slice(0, 1));
+  return oldest !== undefined && ctx.now() - oldest.createdAt >= TAIL_MAX_AGE_MS;
+}
+
+/** The SEG item standing for the tail's ranges: one range as is, several as a listed item. */
+export function spillItem(ctx: SluiceContext, topic: string, partition: number, tail: readonly string[], epoch: number): SegmentItem {
+  const ranges = decodeRanges(ctx, topic, partition, tail);
+  if (ranges.length === 1) return ranges[0];
+  const first = ranges[0];
+  const last = ranges[ranges.length - 1];
+  return {
+    baseOffset: first.baseOffset,
+    lastOffset: last.lastOffset,
+    count: last.lastOffset - first.baseOffset + 1,
+    objectKey: first.objectKey,
+    position: first.position,
+    size: ranges.reduce((n, r) => n + r.size, 0),
+    minTimestamp: Math.min(...ranges.map((r) => r.minTimestamp)),
+    maxTimestamp: Math.max(...ranges.map((r) => r.maxTimestamp)),
+    epoch: Math.max(epoch, ...ranges.map((r) => r.epoch)),
+    createdAt: ctx.now(),
+    ranges: [...tail],
+  };
+}
+
+/**
+ * Maintenance's spill of an idle partition's old tail, without taking the lease: put the SEG
+ * item, then drop the tail from STATE only if nothing moved since `state` was read and no lease is
+ * live (a new leader must first acquire, which changes the epoch). A leader whose lease ran out
+ * while its commit was in flight may still re-add the same ranges to the tail: they then appear
+ * twice, with the same bytes, which readers, compaction and a later spill all tolerate.
+ * Returns whether the tail was spilled.
+ */
+export async function spillIdleTail(ctx: SluiceContext, state: PartitionState): Promise<boolean> {
+  const { topic, partition } = state;
+  const tail = state.tail ?? [];
+  const now = ctx.now();
+  if (tail.length === 0 || state.expiresAt >= now || !isTailOld(ctx, topic, partition, tail)) return false;
+  const item = spillItem(ctx, topic, partition, tail, state.epoch);
+  try {
+    await ctx.ddb.send(
+      new PutCommand({
+        TableName: ctx.table,
+        Item: { ...segmentKey(topic, partition, item.baseOffset), ...item },
+        ConditionExpression: 'attribute_not_exists(pk) OR #epoch <= :epoch',
+        ExpressionAttributeNames: { '#epoch': 'epoch' },
+        ExpressionAttributeValues: { ':epoch': item.epoch },
+      }),
+    );
+    await ctx.ddb.send(
+      new UpdateCommand({
+        TableName: ctx.table,
+        Key: stateKey(topic, partition),
+        ConditionExpression: '#epoch = :epoch AND #nextOffset = :next AND #expiresAt < :now AND size(#tail) = :n',
+        UpdateExpression: 'REMOVE #tail',
+        ExpressionAttributeNames: { '#epoch': 'epoch', '#nextOffset': 'nextOffset', '#expiresAt': 'expiresAt', '#tail': 'tail' },
+        ExpressionAttributeValues: { ':epoch': state.epoch, ':next': state.nextOffset, ':now': now, ':n': tail.length },
+      }),
+    );
+    return true;
+  } catch (e) {
+    if (isConditionalCheckFailed(e)) return false; // a leader came back: its commits spill
+    throw e;
+  }
+}
