@@ -2,12 +2,14 @@
 // of any number of partitions, with retries. Requests for a topic go one at a time, in order — the
 // equivalent of Kafka's max.in.flight=1 — so a retry can never reorder a partition and idempotent
 // sequences reach the server in order. Used by both the sync producer and the async accumulator.
+// The records go as Kafka RecordBatches (batch-encoder.ts) by default, or as the JSON contract.
 import { toClientError, type SluiceClientError } from './errors.js';
+import { encodeProduceRequests } from './batch-encoder.js';
 import { chooseEncoding, toWire, type Message } from './message.js';
 import type { ProducerIdentity } from './producer-identity.js';
 import { withRetry, type RetryOptions } from './retry.js';
 import type { TopicMetadataCache } from './topic-metadata.js';
-import type { ProduceRequest, SluiceApi } from './wire.js';
+import type { ProduceRequest, SluiceApi, WireFormat } from './wire.js';
 
 /** A message with its partition chosen and its buffer size estimated. */
 export interface PendingRecord {
@@ -36,6 +38,8 @@ export interface BatchSenderOptions {
   /** Present when the producer is idempotent. */
   readonly identity?: ProducerIdentity;
   readonly metadata: TopicMetadataCache;
+  /** @default 'batches' */
+  readonly wireFormat?: WireFormat;
 }
 
 export class BatchSender {
@@ -59,16 +63,46 @@ export class BatchSender {
   }
 
   private async sendNow(topic: string, records: readonly PendingRecord[]): Promise<RecordMetadata[]> {
-    const body = await this.buildRequest(topic, records);
     try {
-      const reply = await withRetry(() => this.api.produce(topic, body), this.options.retry);
-      return reply.offsets.map((o) => ({ topicName: topic, partition: o.partition, baseOffset: o.baseOffset, count: o.count }));
+      const replies =
+        this.options.wireFormat === 'json'
+          ? [await this.sendJson(topic, await this.buildRequest(topic, records))]
+          : await this.sendBatches(topic, records);
+      return replies.flatMap((reply) =>
+        reply.offsets.map((o) => ({ topicName: topic, partition: o.partition, baseOffset: o.baseOffset, count: o.count })),
+      );
     } catch (e) {
       const error = toClientError(e);
       if (error.code === 'UNKNOWN_TOPIC_OR_PARTITION') this.options.metadata.invalidate(topic);
       this.options.identity?.reset();
       throw error;
     }
+  }
+
+  private sendJson(topic: string, body: ProduceRequest) {
+    return withRetry(() => this.api.produce(topic, body), this.options.retry);
+  }
+
+  /** Bodies encoded once, sequences included, so every retry re-sends the same bytes; sent in order. */
+  private async sendBatches(topic: string, records: readonly PendingRecord[]) {
+    const { maxMessageBytes } = await withRetry(() => this.options.metadata.describe(topic), this.options.retry);
+    const producer = await this.reserveSequences(topic, records);
+    const bodies = encodeProduceRequests(records, { maxMessageBytes, now: Date.now(), producer });
+    const replies = [];
+    for (const body of bodies) replies.push(await withRetry(() => this.api.produceBatches(topic, body), this.options.retry));
+    return replies;
+  }
+
+  /** The idempotent producer's id, epoch and each partition's first sequence for these records. */
+  private async reserveSequences(topic: string, records: readonly PendingRecord[]) {
+    const identity = this.options.identity;
+    if (!identity) return undefined;
+    const { producerId, producerEpoch } = await withRetry(() => identity.current(), this.options.retry);
+    const counts = new Map<number, number>();
+    for (const r of records) counts.set(r.partition, (counts.get(r.partition) ?? 0) + 1);
+    const baseSequences = new Map<number, number>();
+    for (const [partition, count] of counts) baseSequences.set(partition, identity.reserve(topic, partition, count));
+    return { producerId: Number(producerId), producerEpoch, baseSequences };
   }
 
   /** Built once per batch: retries re-send this exact body (same sequences), which is what makes them idempotent. */
@@ -78,14 +112,11 @@ export class BatchSender {
     const wireRecords = records.map((r) => toWire(r.message, r.partition, encoding));
     const body: { -readonly [K in keyof ProduceRequest]: ProduceRequest[K] } = { records: wireRecords };
     if (encoding === 'base64') body.encoding = 'base64';
-    const identity = this.options.identity;
-    if (identity) {
-      const { producerId, producerEpoch } = await withRetry(() => identity.current(), this.options.retry);
-      const counts = new Map<number, number>();
-      for (const r of records) counts.set(r.partition, (counts.get(r.partition) ?? 0) + 1);
-      body.producerId = producerId;
-      body.producerEpoch = producerEpoch;
-      body.sequences = [...counts].map(([partition, count]) => ({ partition, baseSequence: identity.reserve(topic, partition, count) }));
+    const producer = await this.reserveSequences(topic, records);
+    if (producer) {
+      body.producerId = producer.producerId;
+      body.producerEpoch = producer.producerEpoch;
+      body.sequences = [...producer.baseSequences].map(([partition, baseSequence]) => ({ partition, baseSequence }));
     }
     return body;
   }

@@ -1,6 +1,9 @@
 // A fetched record as the consumer hands it to user code (kafkajs' KafkaMessage, numeric offsets):
-// bytes as Buffers — the consumer always fetches with `encoding=base64`, so binary survives —
-// and headers as an object whose repeated keys become arrays.
+// bytes as Buffers — decoded from fetched RecordBatches, or from a JSON fetch with
+// `encoding=base64`, so binary survives either way — and headers as an object whose repeated keys
+// become arrays.
+import { CorruptRecordError, decodeRecordBatch } from '../records/index.js';
+import { SluiceClientError } from './errors.js';
 import type { FetchedRecord } from './wire.js';
 
 export interface ConsumedMessage {
@@ -11,14 +14,43 @@ export interface ConsumedMessage {
   readonly headers: Readonly<Record<string, Buffer | null | (Buffer | null)[]>>;
 }
 
-export function decodeFetched(record: FetchedRecord): ConsumedMessage {
+function headerObject(list: readonly { key: string; value: Buffer | null }[]): ConsumedMessage['headers'] {
   const headers: Record<string, Buffer | null | (Buffer | null)[]> = {};
-  for (const h of record.headers ?? []) {
-    const value = h.value === null ? null : Buffer.from(h.value, 'base64');
+  for (const h of list) {
     const seen = headers[h.key];
-    if (seen === undefined) headers[h.key] = value;
-    else headers[h.key] = Array.isArray(seen) ? [...seen, value] : [seen, value];
+    if (seen === undefined) headers[h.key] = h.value;
+    else headers[h.key] = Array.isArray(seen) ? [...seen, h.value] : [seen, h.value];
   }
+  return headers;
+}
+
+/**
+ * The records of fetched RecordBatches at or after `offset`, each batch's CRC-32C verified as a
+ * Kafka consumer verifies it (check.crcs). The first batch may start before `offset`: its earlier
+ * records were consumed already and are skipped, as Kafka consumers skip them.
+ */
+export function decodeFetchedBatches(bytes: Buffer, offset: number): ConsumedMessage[] {
+  const messages: ConsumedMessage[] = [];
+  for (let position = 0; position < bytes.length; ) {
+    let batch;
+    try {
+      batch = decodeRecordBatch(bytes, position);
+    } catch (e) {
+      if (!(e instanceof CorruptRecordError)) throw e;
+      throw new SluiceClientError('CORRUPT_MESSAGE', `fetched record batch at offset ${offset}: ${e.message}`, { retriable: true, cause: e });
+    }
+    position += batch.header.sizeInBytes;
+    if (batch.header.isControl) continue;
+    for (const r of batch.records) {
+      if (r.offset < offset) continue;
+      messages.push({ offset: r.offset, timestamp: r.timestamp, key: r.key, value: r.value, headers: headerObject(r.headers) });
+    }
+  }
+  return messages;
+}
+
+export function decodeFetched(record: FetchedRecord): ConsumedMessage {
+  const headers = headerObject((record.headers ?? []).map((h) => ({ key: h.key, value: h.value === null ? null : Buffer.from(h.value, 'base64') })));
   return {
     offset: record.offset,
     timestamp: record.timestamp,

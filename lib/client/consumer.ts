@@ -4,13 +4,13 @@
 // generation, so a zombie member's commit is refused (ILLEGAL_GENERATION). Group membership and
 // rebalances live in group-session.ts. Delivery is at-least-once; with commits before every
 // handover (which the session guarantees) no record is processed twice by a healthy group.
+import type { ConsumedMessage } from './consumed-message.js';
 import { GroupSession } from './group-session.js';
-import { decodeFetched, type ConsumedMessage } from './consumed-message.js';
 import { SluiceClientError, toClientError } from './errors.js';
-import { PartitionFetcher, type FetcherHost } from './partition-fetcher.js';
+import { PartitionFetcher, type FetchedMessages, type FetcherHost } from './partition-fetcher.js';
 import { withRetry, type RetryOptions } from './retry.js';
 import { fromTpKey, group, tpKey, type TopicPartition } from './topic-partitions.js';
-import type { Assignor, FetchReply, SluiceApi, TopicPartitions } from './wire.js';
+import type { Assignor, SluiceApi, TopicPartitions, WireFormat } from './wire.js';
 
 export type { ConsumedMessage } from './consumed-message.js';
 
@@ -29,6 +29,11 @@ export interface ConsumerOptions {
   readonly maxWaitMs?: number;
   /** @default 1048576 */
   readonly maxBytes?: number;
+  /**
+   * How fetched records travel: the stored Kafka RecordBatches, decoded and CRC-checked here
+   * ('batches', as Kafka consumers fetch), or the JSON contract ('json'). @default 'batches'
+   */
+  readonly wireFormat?: WireFormat;
   /** Retries of join/commit/leave requests. */
   readonly retry?: RetryOptions;
   readonly onPartitionsAssigned?: (assigned: TopicPartitions[]) => void | Promise<void>;
@@ -271,6 +276,7 @@ export class Consumer {
   private createFetcherHost(): FetcherHost {
     return {
       api: this.api,
+      wireFormat: this.options.wireFormat ?? 'batches',
       maxWaitMs: this.options.maxWaitMs ?? 1000,
       maxBytes: this.options.maxBytes ?? 1_048_576,
       position: async (tp) => {
@@ -300,10 +306,10 @@ export class Consumer {
     };
   }
 
-  private async process(tp: TopicPartition, reply: FetchReply, isStale: () => boolean): Promise<void> {
+  private async process(tp: TopicPartition, reply: FetchedMessages, isStale: () => boolean): Promise<void> {
     const k = tpKey(tp.topic, tp.partition);
     const options = this.runOptions!;
-    const messages = reply.records.map(decodeFetched);
+    const { messages } = reply;
     const heartbeat = async () => {
       await this.session?.heartbeatNow();
     };

@@ -3,14 +3,24 @@
 // fetch path is per partition: api.md) means a slow or revoked partition never holds up the
 // others — during a cooperative rebalance the partitions a member keeps go on being consumed
 // while the moved ones stop. stop() cancels the long poll and waits for the handler in progress,
-// so after it resolves the position is final and safe to commit.
+// so after it resolves the position is final and safe to commit. Records come as RecordBatches
+// decoded here (the default, as Kafka consumers fetch) or as the JSON contract's records.
+import { type ConsumedMessage, decodeFetched, decodeFetchedBatches } from './consumed-message.js';
 import { toClientError, type SluiceClientError } from './errors.js';
 import { backoffDelay, sleep } from './retry.js';
 import type { TopicPartition } from './topic-partitions.js';
-import type { FetchReply, SluiceApi } from './wire.js';
+import type { SluiceApi, WireFormat } from './wire.js';
+
+/** One fetch's answer, decoded: the records at or after the offset asked for. */
+export interface FetchedMessages {
+  readonly messages: readonly ConsumedMessage[];
+  readonly nextOffset: number;
+  readonly highWatermark: number;
+}
 
 export interface FetcherHost {
   readonly api: SluiceApi;
+  readonly wireFormat: WireFormat;
   readonly maxWaitMs: number;
   readonly maxBytes: number;
   /** Next offset to fetch; resolves the start offset (committed, or auto reset) when unknown. */
@@ -22,7 +32,7 @@ export interface FetcherHost {
   /** OFFSET_OUT_OF_RANGE: apply the reset policy. */
   resetOffset(tp: TopicPartition, error: SluiceClientError): Promise<void>;
   /** Runs the user's handler; `isStale()` turns true on stop, pause or seek, and the handler stops early. */
-  process(tp: TopicPartition, reply: FetchReply, isStale: () => boolean): Promise<void>;
+  process(tp: TopicPartition, fetched: FetchedMessages, isStale: () => boolean): Promise<void>;
   onError(tp: TopicPartition, error: SluiceClientError): void;
 }
 
@@ -48,6 +58,18 @@ export class PartitionFetcher {
     return this.abort.signal.aborted;
   }
 
+  private async fetch(offset: number): Promise<FetchedMessages> {
+    const { api, maxWaitMs, maxBytes } = this.host;
+    const { topic, partition } = this.tp;
+    const signal = this.abort.signal;
+    if (this.host.wireFormat === 'json') {
+      const reply = await api.fetch(topic, partition, { offset, maxWaitMs, maxBytes, encoding: 'base64', signal });
+      return { messages: reply.records.map(decodeFetched), nextOffset: reply.nextOffset, highWatermark: reply.highWatermark };
+    }
+    const reply = await api.fetchBatches(topic, partition, { offset, maxWaitMs, maxBytes, signal });
+    return { messages: decodeFetchedBatches(reply.batches, offset), nextOffset: reply.nextOffset, highWatermark: reply.highWatermark };
+  }
+
   private async run(): Promise<void> {
     let failures = 0;
     while (!this.stopped) {
@@ -58,13 +80,7 @@ export class PartitionFetcher {
         }
         const version = this.host.seekVersion(this.tp);
         const offset = await this.host.position(this.tp);
-        const reply = await this.host.api.fetch(this.tp.topic, this.tp.partition, {
-          offset,
-          maxWaitMs: this.host.maxWaitMs,
-          maxBytes: this.host.maxBytes,
-          encoding: 'base64',
-          signal: this.abort.signal,
-        });
+        const reply = await this.fetch(offset);
         failures = 0;
         const isStale = () => this.stopped || this.host.isPaused(this.tp) || this.host.seekVersion(this.tp) !== version;
         if (!isStale()) await this.host.process(this.tp, reply, isStale);

@@ -13,7 +13,7 @@ import { ProducerIdentity } from './producer-identity.js';
 import { RecordAccumulator, type AccumulatorOptions } from './record-accumulator.js';
 import type { RetryOptions } from './retry.js';
 import type { TopicMetadataCache } from './topic-metadata.js';
-import type { SluiceApi } from './wire.js';
+import type { SluiceApi, WireFormat } from './wire.js';
 
 export type { RecordMetadata, SendFailure } from './batch-sender.js';
 
@@ -24,6 +24,11 @@ export interface ProducerOptions extends AccumulatorOptions {
   readonly partitioner?: PartitionerOption;
   /** @default { retries: 3, initialRetryTime: 100, maxRetryTime: 10000 } */
   readonly retry?: RetryOptions;
+  /**
+   * How records travel: Kafka RecordBatches encoded here ('batches', as Kafka clients speak the
+   * binary protocol), or the JSON contract ('json', what curl sends). @default 'batches'
+   */
+  readonly wireFormat?: WireFormat;
   /** Exactly-once per partition across retries. @default false */
   readonly idempotent?: boolean;
   /** Dead-letter hook: receives the messages of a request that failed after all retries. */
@@ -51,7 +56,7 @@ export class Producer {
   ) {
     this.mode = options.mode ?? 'sync';
     if (options.idempotent) this.identity = new ProducerIdentity(api);
-    this.sender = new BatchSender(api, { retry: options.retry, identity: this.identity, metadata });
+    this.sender = new BatchSender(api, { retry: options.retry, identity: this.identity, metadata, wireFormat: options.wireFormat });
     this.partitioner = resolvePartitioner(options.partitioner);
     if (this.mode === 'async') this.accumulator = new RecordAccumulator(options, (topic, records) => this.sendBuffered(topic, records));
   }

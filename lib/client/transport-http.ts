@@ -7,7 +7,14 @@ import { fromNodeProviderChain } from '@aws-sdk/credential-providers';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
 import { SluiceClientError, errorFromReply } from './errors.js';
-import { expandPath, queryStrings, type SluiceRequest, type Transport } from './transport.js';
+import {
+  HIGH_WATERMARK_HEADER,
+  LOG_START_OFFSET_HEADER,
+  NEXT_OFFSET_HEADER,
+  RECORD_BATCHES_MEDIA_TYPE,
+  namesRecordBatches,
+} from '../api/batch-body.js';
+import { type BatchesReply, expandPath, queryStrings, type SluiceRequest, type Transport } from './transport.js';
 
 export interface HttpTransportOptions {
   /** Base URL, e.g. 'http://127.0.0.1:8080' or 'https://abc123.execute-api.eu-west-1.amazonaws.com/prod'. */
@@ -71,9 +78,9 @@ export class HttpTransport implements Transport {
   async request<T>(request: SluiceRequest): Promise<T> {
     const path = this.endpoint.pathname.replace(/\/$/, '') + expandPath(request.path, request.params);
     const query = queryStrings(request.query);
-    const body = request.body === undefined ? undefined : JSON.stringify(request.body);
-    let headers: Record<string, string> = { accept: 'application/json', host: this.endpoint.host };
-    if (body !== undefined) headers['content-type'] = 'application/json';
+    const body = request.batches ?? (request.body === undefined ? undefined : JSON.stringify(request.body));
+    let headers: Record<string, string> = { accept: request.acceptBatches ? RECORD_BATCHES_MEDIA_TYPE : 'application/json', host: this.endpoint.host };
+    if (body !== undefined) headers['content-type'] = request.batches ? RECORD_BATCHES_MEDIA_TYPE : 'application/json';
     if (this.signer) {
       const signed = await this.signer.sign({
         method: request.method,
@@ -94,7 +101,7 @@ export class HttpTransport implements Transport {
     const timeoutMs = request.timeoutMs ?? this.requestTimeoutMs;
     let response: Response;
     try {
-      response = await fetch(url, { method: request.method, headers, body, signal: request.signal ? AbortSignal.any([request.signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs) });
+      response = await fetch(url, { method: request.method, headers, body: body as BodyInit | undefined, signal: request.signal ? AbortSignal.any([request.signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs) });
     } catch (e) {
       if (request.signal?.aborted) throw new SluiceClientError('ABORTED', `${request.method} ${path} was cancelled`, { cause: e });
       const timedOut = e instanceof Error && (e.name === 'TimeoutError' || e.name === 'AbortError');
@@ -103,6 +110,9 @@ export class HttpTransport implements Transport {
         timedOut ? `${request.method} ${path} timed out after ${timeoutMs} ms` : `${request.method} ${url.origin}${path}: ${describeCause(e)}`,
         { retriable: true, cause: e },
       );
+    }
+    if (response.ok && namesRecordBatches(response.headers.get('content-type') ?? undefined)) {
+      return batchesReply(Buffer.from(await response.arrayBuffer()), response.headers) as T;
     }
     const text = await response.text();
     let parsed: unknown = undefined;
@@ -116,6 +126,15 @@ export class HttpTransport implements Transport {
     if (!response.ok) throw errorFromReply(response.status, parsed, retryAfterMs(response.headers.get('retry-after')));
     return parsed as T;
   }
+}
+
+function batchesReply(batches: Buffer, headers: Headers): BatchesReply {
+  const number = (name: string) => {
+    const value = Number(headers.get(name));
+    if (headers.get(name) === null || !Number.isSafeInteger(value)) throw new SluiceClientError('UNKNOWN_SERVER_ERROR', `record-batches reply without a valid ${name} header`);
+    return value;
+  };
+  return { batches, nextOffset: number(NEXT_OFFSET_HEADER), highWatermark: number(HIGH_WATERMARK_HEADER), logStartOffset: number(LOG_START_OFFSET_HEADER) };
 }
 
 function describeCause(e: unknown): string {

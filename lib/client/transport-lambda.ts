@@ -1,10 +1,11 @@
 // Direct Lambda-invoke transport: for callers inside AWS that hold lambda:InvokeFunction rather
 // than an API Gateway route. The event is `{op, ...pathParams, ...query, ...body}` (api.md), the
 // same merged input an HTTP request produces; path parameters and query values are sent as the
-// strings HTTP would carry so the server validates both routes identically.
+// strings HTTP would carry so the server validates both routes identically. Record batches go as
+// base64: `batches` in a produce event, `format: "batches"` asking a fetch for them.
 import { InvokeCommand, LambdaClient, type LambdaClientConfig } from '@aws-sdk/client-lambda';
 import { SluiceClientError, errorFromReply } from './errors.js';
-import { queryStrings, type SluiceRequest, type Transport } from './transport.js';
+import { type BatchesReply, queryStrings, type SluiceRequest, type Transport } from './transport.js';
 
 export interface LambdaTransportOptions {
   /** One function for every op, or a mapping from op name to function name/ARN. */
@@ -56,7 +57,14 @@ export class LambdaTransport implements Transport {
 
   async request<T>(request: SluiceRequest): Promise<T> {
     const params = Object.fromEntries(Object.entries(request.params ?? {}).map(([k, v]) => [k, String(v)]));
-    const event = { ...(request.body as Record<string, unknown> | undefined), ...queryStrings(request.query), ...params, op: request.op };
+    const event = {
+      ...(request.body as Record<string, unknown> | undefined),
+      ...(request.batches && { batches: request.batches.toString('base64') }),
+      ...queryStrings(request.query),
+      ...(request.acceptBatches && { format: 'batches' }),
+      ...params,
+      op: request.op,
+    };
     let result;
     try {
       result = await this.client.send(
@@ -79,6 +87,10 @@ export class LambdaTransport implements Transport {
     }
     const { status, body } = unwrap(payload);
     if (status >= 400) throw errorFromReply(status, body);
+    if (request.acceptBatches) {
+      const reply = body as Omit<BatchesReply, 'batches'> & { batches: string };
+      return { ...reply, batches: Buffer.from(reply.batches, 'base64') } as T;
+    }
     return body as T;
   }
 }

@@ -2,6 +2,7 @@
 // so that either transport can carry it. HTTP uses method + path + query + JSON body; direct
 // Lambda invoke sends `{op, ...pathParams, ...query, ...body}` — the same merged input the
 // server's Operation.run receives over HTTP (lib/api/operation.ts), so both routes behave alike.
+// Record batches (lib/api/batch-body.ts) travel as binary bodies over HTTP and base64 by invoke.
 
 export type HttpMethod = 'GET' | 'POST' | 'DELETE';
 
@@ -15,10 +16,22 @@ export interface SluiceRequest {
   readonly params?: Readonly<Record<string, string | number>>;
   readonly query?: Readonly<Record<string, string | number | undefined>>;
   readonly body?: unknown;
+  /** A record-batches body (lib/api/batch-body.ts) instead of a JSON `body`. */
+  readonly batches?: Buffer;
+  /** Ask for the answer as record batches: the transport resolves with a BatchesReply. */
+  readonly acceptBatches?: boolean;
   /** Overrides the transport's request timeout (long-poll fetches need more than maxWaitMs). */
   readonly timeoutMs?: number;
   /** Cancels the request (a consumer stopping a long poll when its partition is revoked). */
   readonly signal?: AbortSignal;
+}
+
+/** A fetch answered with record batches: the stored batches, concatenated, and the fetch's numbers. */
+export interface BatchesReply {
+  readonly batches: Buffer;
+  readonly nextOffset: number;
+  readonly highWatermark: number;
+  readonly logStartOffset: number;
 }
 
 export interface Transport {

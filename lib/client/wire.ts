@@ -1,7 +1,12 @@
 // The HTTP contract of api.md as typed calls, one method per operation, over any Transport.
 // The producer, consumer, admin and CLI speak only through this class, so the paths, op names and
 // shapes live in exactly one place on the client side.
-import type { SluiceRequest, Transport } from './transport.js';
+import type { BatchesReply, SluiceRequest, Transport } from './transport.js';
+
+export type { BatchesReply } from './transport.js';
+
+/** How produce and fetch carry records: Kafka's RecordBatches (binary), or the JSON contract. */
+export type WireFormat = 'batches' | 'json';
 
 export type Encoding = 'utf8' | 'base64';
 
@@ -24,6 +29,10 @@ export interface ProduceRequest {
   readonly producerId?: number | string;
   readonly producerEpoch?: number;
   readonly sequences?: readonly { partition: number; baseSequence: number }[];
+}
+
+export interface ProduceBatchesReply {
+  readonly offsets: readonly { partition: number; baseOffset: number; count: number }[];
 }
 
 export interface ProduceReply {
@@ -136,6 +145,11 @@ export class SluiceApi {
     return this.call<ProduceReply>({ op: 'produce', method: 'POST', path: '/v1/topics/{topic}/records', params: { topic }, body });
   }
 
+  /** Produce a record-batches body: frames of (partition, RecordBatch), lib/api/batch-body.ts. */
+  produceBatches(topic: string, frames: Buffer) {
+    return this.call<ProduceBatchesReply>({ op: 'produce', method: 'POST', path: '/v1/topics/{topic}/records', params: { topic }, batches: frames });
+  }
+
   initProducer() {
     return this.call<{ producerId: number | string; producerEpoch: number }>({ op: 'initProducerId', method: 'POST', path: '/v1/producers', body: {} });
   }
@@ -145,6 +159,17 @@ export class SluiceApi {
       op: 'fetch', method: 'GET', path: '/v1/topics/{topic}/partitions/{partition}/records', params: { topic, partition },
       query: { offset: options.offset, maxBytes: options.maxBytes, maxWaitMs: options.maxWaitMs, encoding: options.encoding },
       // a long poll legitimately takes maxWaitMs; allow that plus the ordinary request budget
+      timeoutMs: options.maxWaitMs ? options.maxWaitMs + 30_000 : undefined,
+      signal: options.signal,
+    });
+  }
+
+  /** Fetch the stored RecordBatches holding `offset` and after (the first may start before it). */
+  fetchBatches(topic: string, partition: number, options: { offset: number; maxBytes?: number; maxWaitMs?: number; signal?: AbortSignal }) {
+    return this.call<BatchesReply>({
+      op: 'fetch', method: 'GET', path: '/v1/topics/{topic}/partitions/{partition}/records', params: { topic, partition },
+      query: { offset: options.offset, maxBytes: options.maxBytes, maxWaitMs: options.maxWaitMs },
+      acceptBatches: true,
       timeoutMs: options.maxWaitMs ? options.maxWaitMs + 30_000 : undefined,
       signal: options.signal,
     });

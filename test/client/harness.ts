@@ -7,6 +7,7 @@ import { HttpTransport } from '../../lib/client/transport-http.js';
 import type { SluiceRequest, Transport } from '../../lib/client/transport.js';
 import { SluiceClientError } from '../../lib/client/errors.js';
 import { SluiceApi } from '../../lib/client/wire.js';
+import { decodeRecordBatch } from '../../lib/records/index.js';
 import { createTestContext } from '../support/storage.js';
 
 export interface Harness {
@@ -43,12 +44,24 @@ export class RecordingTransport implements Transport {
     return (this.intercept ? this.intercept(request, forward) : forward()) as Promise<T>;
   }
 
-  /** Produce requests seen so far (optionally for one topic). */
+  /** Produce requests seen so far (optionally for one topic), record batches decoded to the JSON body's shape. */
   produces(topic?: string): { topic: string; records: { partition?: number; value: string | null }[] }[] {
     return this.requests
       .filter((r) => r.op === 'produce' && (topic === undefined || r.params?.topic === topic))
-      .map((r) => ({ topic: String(r.params?.topic), records: (r.body as { records: { partition?: number; value: string | null }[] }).records }));
+      .map((r) => ({ topic: String(r.params?.topic), records: r.batches ? recordsOfFrames(r.batches) : (r.body as { records: { partition?: number; value: string | null }[] }).records }));
   }
+}
+
+/** The records of a record-batches produce body, with their partitions, values as UTF-8. */
+export function recordsOfFrames(body: Buffer): { partition: number; value: string | null }[] {
+  const out: { partition: number; value: string | null }[] = [];
+  for (let position = 0; position < body.length; ) {
+    const partition = body.readInt32BE(position);
+    const batch = decodeRecordBatch(body, position + 4);
+    for (const r of batch.records) out.push({ partition, value: r.value === null ? null : r.value.toString('utf8') });
+    position += 4 + batch.header.sizeInBytes;
+  }
+  return out;
 }
 
 /** A gate that holds produce requests until opened. */
