@@ -11,6 +11,7 @@ import { HttpTransport, awsSigningTarget } from '../../lib/client/transport-http
 import { LambdaTransport } from '../../lib/client/transport-lambda.js';
 import { Sluice } from '../../lib/client/sluice.js';
 import { backoffDelay } from '../../lib/client/retry.js';
+import { decodeRecordBatch } from '../../lib/records/index.js';
 import { createTestContext } from '../support/storage.js';
 
 const credentials = { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY' };
@@ -85,6 +86,9 @@ describe('Lambda transport', () => {
     await sluice.producer().send({ topic: 'invoked', messages: [{ key: 'k', value: 'hello', partition: 1 }] });
     const reply = await sluice.api.fetch('invoked', 1, { offset: 0 });
     expect(reply.records.map((r) => r.value)).toEqual(['hello']);
+    const batches = await sluice.api.fetchBatches('invoked', 1, { offset: 0 });
+    expect(batches).toMatchObject({ nextOffset: 1, highWatermark: 1, logStartOffset: 0 });
+    expect(decodeRecordBatch(batches.batches).records.map((r) => r.value!.toString())).toEqual(['hello']);
     expect(invoked).toContain('sluice-produce');
     await expect(sluice.api.describeTopic('missing')).rejects.toMatchObject({ code: 'UNKNOWN_TOPIC_OR_PARTITION', retriable: false });
   });
