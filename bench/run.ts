@@ -107,6 +107,8 @@ function throughputSection(t: ThroughputResult, breakdown: BreakdownRow[]): stri
   return [
     '## (c) End-to-end local throughput through the handlers vs raw S3 on the same emulator',
     '',
+    t.headline,
+    '',
     `Local HTTP server (the same Lambda handlers, \`npm start\`'s server) in this process; dynalite + s3rver in a child process,`,
     `shared by both sides. ${t.concurrency} concurrent clients on each side, record values of ${t.valueBytes} B (ASCII, utf8 encoding),`,
     `${t.partitions} partitions. Sides alternate in 4 rounds (${t.secondsPerSide} s per side in all). Sluice MB/s counts record values; raw MB/s counts object bytes.`,

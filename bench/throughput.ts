@@ -11,8 +11,15 @@
 //   - keyless: Kafka's sticky partitioner, so each request is one partition's batch.
 // Fetches of 1 MiB (maxBytes) from the tail (uncompacted produce objects: one fetch answers from
 // one manifest item, i.e. one produce request's range of that partition) and from compacted segments.
+// Every Sluice row is measured twice: with the JSON contract, and with record batches
+// (application/vnd.sluice.record-batches: the client encodes RecordBatches and decodes + CRC-checks
+// fetched ones, as Kafka clients do; lib/api/batch-body.ts).
 import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { RECORD_BATCHES_MEDIA_TYPE, NEXT_OFFSET_HEADER, encodeBatchFrames } from '../lib/api/batch-body.js';
+import { decodeFetchedBatches } from '../lib/client/consumed-message.js';
 import type { SluiceContext } from '../lib/context.js';
+import { partitionForKey } from '../lib/partitioners/index.js';
+import { type RecordInput, encodeRecordBatch } from '../lib/records/index.js';
 import { runMaintenance } from '../lib/log/maintenance.js';
 import { startServer } from '../lib/local/server.js';
 import type { BenchStorage } from './storage.js';
@@ -43,6 +50,8 @@ export interface ThroughputResult {
   readonly partitions: number;
   readonly secondsPerSide: number;
   readonly rows: ThroughputRow[];
+  /** Which rows reach half of raw I/O (issue #8's bar). */
+  readonly headline: string;
   readonly compaction: { readonly merges: number; readonly replacedItems: number; readonly rewrittenBytes: number };
 }
 
@@ -53,6 +62,20 @@ const RECORDS_PER_REQUEST = 1024;
 const REQUEST_BYTES = RECORDS_PER_REQUEST * VALUE_BYTES;
 const FETCH_MAX_BYTES = 2 ** 20;
 const MB = 2 ** 20;
+
+/** Marks the rows measured with the record-batches body. */
+const BATCHES = '— record batches';
+
+/** Issue #8's bar: local end-to-end throughput at least half of raw emulator I/O. */
+function headlineOf(rows: readonly ThroughputRow[]): string {
+  const pct = (r: ThroughputRow) => `${r.path} ${Math.round((100 * r.sluiceMBps) / r.rawMBps)}%`;
+  const reach = rows.filter((r) => r.sluiceMBps >= r.rawMBps / 2);
+  const miss = rows.filter((r) => r.sluiceMBps < r.rawMBps / 2);
+  return [
+    `Reach ≥ 50% of raw I/O (${reach.length} of ${rows.length} rows): ${reach.map(pct).join('; ') || 'none'}.`,
+    `Below 50%: ${miss.map(pct).join('; ') || 'none'}.`,
+  ].join('\n');
+}
 
 /** Runs `worker` on `concurrency` loops for `ms`; returns seconds taken (the last requests included). */
 async function runFor(ms: number, concurrency: number, worker: (i: number) => Promise<void>): Promise<number> {
@@ -108,18 +131,19 @@ async function alternate(storage: BenchStorage, ms: number, sides: readonly ((ms
   }));
 }
 
-async function call(url: string, method: string, body?: string): Promise<Record<string, unknown>> {
-  const res = await fetch(url, { method, headers: { 'content-type': 'application/json' }, body });
+async function call(url: string, method: string, body?: string | Buffer): Promise<Record<string, unknown>> {
+  const contentType = typeof body === 'string' || body === undefined ? 'application/json' : RECORD_BATCHES_MEDIA_TYPE;
+  const res = await fetch(url, { method, headers: { 'content-type': contentType }, body: body as BodyInit | undefined });
   const json = (await res.json()) as Record<string, unknown>;
   if (!res.ok) throw new Error(`${method} ${url}: ${res.status} ${JSON.stringify(json)}`);
   return json;
 }
 
-/** Produces the same request body over and over; returns MB/s of record values. */
-async function produceFor(url: string, topic: string, body: string, ms: number, concurrency: number) {
+/** Produces the same request bodies over and over (in turn); returns MB/s of record values. */
+async function produceFor(url: string, topic: string, bodies: readonly (string | Buffer)[], ms: number, concurrency: number) {
   let requests = 0;
-  const seconds = await runFor(ms, concurrency, async () => {
-    await call(`${url}/v1/topics/${topic}/records`, 'POST', body);
+  const seconds = await runFor(ms, concurrency, async (i) => {
+    await call(`${url}/v1/topics/${topic}/records`, 'POST', bodies[i % bodies.length]);
     requests++;
   });
   return { bytes: requests * REQUEST_BYTES, requests, seconds };
@@ -139,20 +163,43 @@ const consumersOf = (ends: number[]): Consumers => ({ next: ends.map(() => 0), b
  * Consumers reading every partition from offset 0 with maxBytes 1 MiB, each worker taking the next
  * partition not being read; a partition read to its end starts over (a replay).
  */
-async function fetchFor(url: string, topic: string, c: Consumers, ms: number, concurrency: number) {
+async function fetchFor(url: string, topic: string, c: Consumers, ms: number, concurrency: number, format: 'json' | 'batches') {
   let bytes = 0;
   let requests = 0;
   const seconds = await runFor(ms, concurrency, async () => {
     let p = c.cursor++ % c.ends.length;
     for (let tries = 0; c.busy[p] && tries < c.ends.length; tries++) p = c.cursor++ % c.ends.length;
     c.busy[p] = true;
-    const read = await call(`${url}/v1/topics/${topic}/partitions/${p}/records?offset=${c.next[p]}&maxBytes=${FETCH_MAX_BYTES}`, 'GET');
-    for (const r of read.records as { value: string }[]) bytes += r.value.length; // ASCII values: chars = bytes
-    c.next[p] = (read.nextOffset as number) >= c.ends[p] ? 0 : (read.nextOffset as number);
+    const offset = c.next[p];
+    const path = `${url}/v1/topics/${topic}/partitions/${p}/records?offset=${offset}&maxBytes=${FETCH_MAX_BYTES}`;
+    let nextOffset: number;
+    if (format === 'json') {
+      const read = await call(path, 'GET');
+      for (const r of read.records as { value: string }[]) bytes += r.value.length; // ASCII values: chars = bytes
+      nextOffset = read.nextOffset as number;
+    } else {
+      // As a consumer does: decode every batch (CRC-32C checked), skip records below the offset.
+      const res = await fetch(path, { headers: { accept: RECORD_BATCHES_MEDIA_TYPE } });
+      const body = Buffer.from(await res.arrayBuffer());
+      if (!res.ok) throw new Error(`GET ${path}: ${res.status} ${body.toString()}`);
+      for (const m of decodeFetchedBatches(body, offset)) bytes += m.value!.length;
+      nextOffset = Number(res.headers.get(NEXT_OFFSET_HEADER));
+    }
+    c.next[p] = nextOffset >= c.ends[p] ? 0 : nextOffset;
     c.busy[p] = false;
     requests++;
   });
   return { bytes, requests, seconds };
+}
+
+/** A record-batches produce body: one RecordBatch per partition, partitions in order of first appearance. */
+function batchesBody(records: readonly { partition: number; record: RecordInput }[]): Buffer {
+  const byPartition = new Map<number, RecordInput[]>();
+  for (const { partition, record } of records) {
+    if (!byPartition.has(partition)) byPartition.set(partition, []);
+    byPartition.get(partition)!.push(record);
+  }
+  return encodeBatchFrames([...byPartition].map(([partition, rs]) => ({ partition, batch: encodeRecordBatch(rs, { baseOffset: 0 }) })));
 }
 
 async function rawPutFor(ctx: SluiceContext, prefix: string, objects: number, payload: Buffer, ms: number, concurrency: number) {
@@ -209,48 +256,76 @@ export async function benchThroughput(
     const value = 'x'.repeat(VALUE_BYTES);
     const keyed = JSON.stringify({ records: Array.from({ length: RECORDS_PER_REQUEST }, (_, i) => ({ key: `key-${i}`, value })) });
     const keyless = JSON.stringify({ records: Array.from({ length: RECORDS_PER_REQUEST }, () => ({ value })) });
+    // The same records as record batches, partitioned by the client (murmur2 of the key; keyless:
+    // one partition per request, moving round-robin, as the sticky partitioner does).
+    const valueBytes = Buffer.from(value);
+    const timestamp = Date.now();
+    const keyedBatches = batchesBody(
+      Array.from({ length: RECORDS_PER_REQUEST }, (_, i) => {
+        const key = Buffer.from(`key-${i}`);
+        return { partition: partitionForKey(key, PARTITIONS), record: { timestamp, key, value: valueBytes } };
+      }),
+    );
+    const keylessBatches = Array.from({ length: PARTITIONS }, (_, p) =>
+      batchesBody(Array.from({ length: RECORDS_PER_REQUEST }, () => ({ partition: p, record: { timestamp, key: null, value: valueBytes } }))),
+    );
     for (const topic of ['keyed', 'keyless']) {
-      await call(`${server.url}/v1/topics`, 'POST', JSON.stringify({ name: topic, partitions: PARTITIONS }));
+      // A keyless request's one batch holds 1 MiB of values plus record framing: over Kafka's default
+      // max.message.bytes (1 MiB + 12), which applies to a client's batch as a whole.
+      await call(`${server.url}/v1/topics`, 'POST', JSON.stringify({ name: topic, partitions: PARTITIONS, config: { 'max.message.bytes': 2 * MB } }));
       // Warm up: leases of every partition, topic cache, JIT.
       for (let i = 0; i < PARTITIONS; i++) await call(`${server.url}/v1/topics/${topic}/records`, 'POST', topic === 'keyed' ? keyed : keyless);
+      for (let i = 0; i < PARTITIONS; i++) await call(`${server.url}/v1/topics/${topic}/records`, 'POST', topic === 'keyed' ? keyedBatches : keylessBatches[i]);
     }
     const RAW_OBJECTS = 64;
     const payload = Buffer.alloc(REQUEST_BYTES, 120);
     for (let i = 0; i < RAW_OBJECTS; i++) await ctx.s3.send(new PutObjectCommand({ Bucket: ctx.bucket, Key: `raw/${i}`, Body: payload }));
 
     progress(`produce 1 MiB requests (keyed over ${PARTITIONS} partitions; keyless sticky) vs raw PUT of 1 MiB, ${concurrency} clients each, alternating`);
-    const [put, pk, pl] = await alternate(storage, ms, [
+    const [put, pk, pl, pkb, plb] = await alternate(storage, ms, [
       (t) => rawPutFor(ctx, 'raw', RAW_OBJECTS, payload, t, concurrency),
-      (t) => produceFor(server.url, 'keyed', keyed, t, concurrency),
-      (t) => produceFor(server.url, 'keyless', keyless, t, concurrency),
+      (t) => produceFor(server.url, 'keyed', [keyed], t, concurrency),
+      (t) => produceFor(server.url, 'keyless', [keyless], t, concurrency),
+      (t) => produceFor(server.url, 'keyed', [keyedBatches], t, concurrency),
+      (t) => produceFor(server.url, 'keyless', keylessBatches, t, concurrency),
     ]);
     rows.push(row('produce, keyed', `1 MiB request: ${RECORDS_PER_REQUEST} × 1 KiB records over all ${PARTITIONS} partitions`, 'PUT 1 MiB object', pk, put));
     rows.push(row('produce, keyless (sticky)', `1 MiB request: ${RECORDS_PER_REQUEST} × 1 KiB records to one partition`, 'PUT 1 MiB object', pl, put));
+    rows.push(row(`produce, keyed ${BATCHES}`, `${PARTITIONS} RecordBatches of ≈ 64 KiB in one request`, 'PUT 1 MiB object', pkb, put));
+    rows.push(row(`produce, keyless (sticky) ${BATCHES}`, 'one RecordBatch of 1 MiB of values', 'PUT 1 MiB object', plb, put));
 
     progress('fetch from the tail (uncompacted produce objects) vs raw ranged GETs of the same sizes, alternating');
-    const tailKeyless = consumersOf(await highWatermarks(server.url, 'keyless'));
-    const tailKeyed = consumersOf(await highWatermarks(server.url, 'keyed'));
-    const [get1m, ftl, get64k, ftk] = await alternate(storage, ms, [
+    const keylessEnds = await highWatermarks(server.url, 'keyless');
+    const keyedEnds = await highWatermarks(server.url, 'keyed');
+    const [tailKeyless, tailKeyed, tailKeylessB, tailKeyedB] = [keylessEnds, keyedEnds, keylessEnds, keyedEnds].map(consumersOf);
+    const [get1m, ftl, ftlb, get64k, ftk, ftkb] = await alternate(storage, ms, [
       (t) => rawGetFor(ctx, 'raw', RAW_OBJECTS, FETCH_MAX_BYTES, t, concurrency),
-      (t) => fetchFor(server.url, 'keyless', tailKeyless, t, concurrency),
+      (t) => fetchFor(server.url, 'keyless', tailKeyless, t, concurrency, 'json'),
+      (t) => fetchFor(server.url, 'keyless', tailKeylessB, t, concurrency, 'batches'),
       (t) => rawGetFor(ctx, 'raw', RAW_OBJECTS, REQUEST_BYTES / PARTITIONS, t, concurrency),
-      (t) => fetchFor(server.url, 'keyed', tailKeyed, t, concurrency),
+      (t) => fetchFor(server.url, 'keyed', tailKeyed, t, concurrency, 'json'),
+      (t) => fetchFor(server.url, 'keyed', tailKeyedB, t, concurrency, 'batches'),
     ]);
     rows.push(row('fetch tail, keyless', 'maxBytes 1 MiB; one produce range = 1 MiB', 'ranged GET 1 MiB', ftl, get1m));
     rows.push(row('fetch tail, keyed', 'maxBytes 1 MiB; one produce range ≈ 64 KiB', 'ranged GET 64 KiB', ftk, get64k));
+    rows.push(row(`fetch tail, keyless ${BATCHES}`, 'maxBytes 1 MiB; one produce range = 1 MiB', 'ranged GET 1 MiB', ftlb, get1m));
+    rows.push(row(`fetch tail, keyed ${BATCHES}`, 'maxBytes 1 MiB; one produce range ≈ 64 KiB', 'ranged GET 64 KiB', ftkb, get64k));
 
     progress('compacting both topics into segments (maintenance run)');
     const maintenance = await runMaintenance(ctx, { timeLeftMs: () => 600_000, reserveMs: 0, concurrency: 2 });
     const merged = maintenance.compaction;
     progress(`compacted: ${merged.merges} merges of ${merged.replacedItems} items, ${(merged.rewrittenBytes / MB).toFixed(0)} MiB rewritten`);
     progress('fetch compacted segments vs raw ranged GET of 1 MiB, alternating');
-    const compacted = consumersOf(await highWatermarks(server.url, 'keyed'));
-    const [get1mAgain, fc] = await alternate(storage, ms, [
+    const compactedEnds = await highWatermarks(server.url, 'keyed');
+    const [compacted, compactedB] = [compactedEnds, compactedEnds].map(consumersOf);
+    const [get1mAgain, fc, fcb] = await alternate(storage, ms, [
       (t) => rawGetFor(ctx, 'raw', RAW_OBJECTS, FETCH_MAX_BYTES, t, concurrency),
-      (t) => fetchFor(server.url, 'keyed', compacted, t, concurrency),
+      (t) => fetchFor(server.url, 'keyed', compacted, t, concurrency, 'json'),
+      (t) => fetchFor(server.url, 'keyed', compactedB, t, concurrency, 'batches'),
     ]);
     rows.push(row('fetch compacted', 'maxBytes 1 MiB from merged segments', 'ranged GET 1 MiB', fc, get1mAgain));
-    return { concurrency, valueBytes: VALUE_BYTES, partitions: PARTITIONS, secondsPerSide: seconds, rows, compaction: merged };
+    rows.push(row(`fetch compacted ${BATCHES}`, 'maxBytes 1 MiB from merged segments', 'ranged GET 1 MiB', fcb, get1mAgain));
+    return { concurrency, valueBytes: VALUE_BYTES, partitions: PARTITIONS, secondsPerSide: seconds, rows, headline: headlineOf(rows), compaction: merged };
   } finally {
     await server.close();
   }
