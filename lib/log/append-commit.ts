@@ -48,14 +48,15 @@ export interface PartitionCommit {
   readonly bytes: number;
   /** The object holding the batch (how a commit that landed is told apart). */
   readonly objectKey: string;
-  /** STATE's tail after the commit (partition-tail.ts planTail). */
+  /** STATE's tail after the commit, and the change of its `segments` counter (partition-tail.ts planTail). */
   readonly tail: readonly string[];
+  readonly segmentsDelta: number;
   readonly producer: { producerId?: number; expected?: ProducerBatchState; next?: ProducerBatchState };
 }
 
 /** Commits one partition's stamped batch and resolves any outcome it cannot read off the reply. */
 export async function commitPartition(ctx: SluiceContext, req: PartitionCommit): Promise<CommitOutcome> {
-  const { topic, partition, leader, baseOffset, count, bytes, objectKey, producer, tail } = req;
+  const { topic, partition, leader, baseOffset, count, bytes, objectKey, producer, tail, segmentsDelta } = req;
   const horizon = ctx.now() - PRODUCER_ID_EXPIRATION_MS;
   const expiredProducerIds = Object.entries(leader.producers)
     .filter(([id, entry]) => entry.lastUpdated < horizon && id !== String(producer.producerId))
@@ -76,6 +77,7 @@ export async function commitPartition(ctx: SluiceContext, req: PartitionCommit):
         bytes,
         expiresAt,
         tail,
+        segmentsDelta,
         producer:
           producer.next && producer.producerId !== undefined
             ? { producerId: producer.producerId, expected: producer.expected, next: producer.next }

@@ -43,7 +43,7 @@ import {
   lockPartitions,
   rememberLeaderView,
 } from './partition-leader.js';
-import { planTail } from './partition-tail.js';
+import { type TailPlan, planTail, tailMaxAgeMs } from './partition-tail.js';
 import { layoutProduceObject } from './produce-object.js';
 import { checkProducerSequence } from './producer-sequence.js';
 import { putObject } from './write-segment.js';
@@ -81,6 +81,11 @@ export interface AppendOptions {
    * Kafka's index rule never indexes (compaction applies it when it merges batches).
    */
   readonly indexIntervalBytes?: number;
+  /**
+   * Topic `segment.ms`: STATE's tail is spilled into a SEG item once its oldest range is this old
+   * (at most partition-tail.ts TAIL_MAX_AGE_MS), as Kafka rolls its active segment.
+   */
+  readonly segmentMs?: number;
 }
 
 /** Bound on protocol rounds (leadership changes, refreshed views) within one append. */
@@ -137,7 +142,7 @@ export async function appendToPartitions(
     const release = await lockPartitions(writes.map((w) => w.key));
     try {
       for (const w of writes) w.leader = liveLeaderView(ctx, w.key);
-      await appendLocked(ctx, topic, writes, ctx.now() + ctx.leaseWaitMs);
+      await appendLocked(ctx, topic, writes, ctx.now() + ctx.leaseWaitMs, tailMaxAgeMs(options.segmentMs));
     } finally {
       release();
     }
@@ -197,7 +202,13 @@ async function forEachWrite(topic: string, writes: readonly PartitionWrite[], fn
   );
 }
 
-async function appendLocked(ctx: SluiceContext, topic: string, writes: readonly PartitionWrite[], deadline: number): Promise<void> {
+async function appendLocked(
+  ctx: SluiceContext,
+  topic: string,
+  writes: readonly PartitionWrite[],
+  deadline: number,
+  tailMaxAge: number,
+): Promise<void> {
   for (let round = 0; ; round++) {
     const active = writes.filter((w) => !w.result);
     if (active.length === 0) return;
@@ -209,7 +220,7 @@ async function appendLocked(ctx: SluiceContext, topic: string, writes: readonly 
     }
     await forEachWrite(topic, active, (w) => stampRound(ctx, topic, w, deadline));
     const ready = active.filter((w) => !w.result && w.round);
-    if (ready.length > 0) await writeAndCommit(ctx, topic, ready);
+    if (ready.length > 0) await writeAndCommit(ctx, topic, ready, tailMaxAge);
   }
 }
 
@@ -256,13 +267,13 @@ async function stampRound(ctx: SluiceContext, topic: string, w: PartitionWrite, 
  * Steps 1 and 2 for every stamped partition: one object (and, for a partition whose tail is full,
  * the spill of that tail into a SEG item), then one commit per partition.
  */
-async function writeAndCommit(ctx: SluiceContext, topic: string, ready: readonly PartitionWrite[]): Promise<void> {
+async function writeAndCommit(ctx: SluiceContext, topic: string, ready: readonly PartitionWrite[], tailMaxAge: number): Promise<void> {
   const object = layoutProduceObject(
     ctx,
     topic,
     ready.map((w) => ({ partition: w.append.partition, epoch: w.leader!.epoch, batch: w.round!.batch, minTimestamp: w.minTimestamp })),
   );
-  const plans = ready.map((w, i) => planTail(ctx, topic, w.append.partition, w.leader!.tail, object.items[i], w.leader!.epoch));
+  const plans = ready.map((w, i) => planTail(ctx, topic, w.append.partition, w.leader!.tail, object.items[i], w.leader!.epoch, tailMaxAge));
   // allSettled: never leave a request running after we return.
   const [put, ...spills] = await Promise.allSettled([
     putObject(ctx, object.objectKey, object.body),
@@ -294,11 +305,11 @@ async function writeAndCommit(ctx: SluiceContext, topic: string, ready: readonly
         return;
       }
     }
-    await commitRound(ctx, topic, w, object.items[i], plans[i].tail);
+    await commitRound(ctx, topic, w, object.items[i], plans[i]);
   });
 }
 
-async function commitRound(ctx: SluiceContext, topic: string, w: PartitionWrite, item: SegmentItem, tail: readonly string[]): Promise<void> {
+async function commitRound(ctx: SluiceContext, topic: string, w: PartitionWrite, item: SegmentItem, plan: TailPlan): Promise<void> {
   const { partition, producer } = w.append;
   const { baseOffset, batch, producerEntry } = w.round!;
   const next: ProducerBatchState | undefined =
@@ -320,7 +331,8 @@ async function commitRound(ctx: SluiceContext, topic: string, w: PartitionWrite,
     count: w.count,
     bytes: batch.length,
     objectKey: item.objectKey,
-    tail,
+    tail: plan.tail,
+    segmentsDelta: plan.segmentsDelta,
     producer: { producerId: producer?.producerId, expected: producerEntry?.expected, next },
   });
   switch (outcome.kind) {

@@ -1,6 +1,7 @@
 // The scheduled maintenance job (the retention Lambda; locally a timer in `npm start`): for every
 // partition of every topic, in a fixed order (topics by name, partitions 0..n-1, then the topic's
 // object sweep; finally the sweep of shared produce objects and of deleted topics' folders), it
+//   0. spills the STATE tail of a partition with no live leader once it is old (partition-tail.ts),
 //   1. finishes compaction swaps a crash interrupted (compaction.ts repairSwaps),
 //   2. applies retention.ms / retention.bytes (retention.ts),
 //   3. merges small segments (compaction.ts),
@@ -10,7 +11,8 @@
 // so any number of topics and partitions is covered over successive runs.
 //
 // It never takes a partition's lease and writes STATE only with conditions the leader's commit
-// does not depend on, so produce and fetch of a partition never wait for it. One run at a time
+// does not depend on (the idle-tail spill only while no lease is live), so produce and fetch of a
+// partition never wait for it. One run at a time
 // holds MAINTENANCE / LEASE (liveness only: every step is safe even if two runs overlap).
 import type { SluiceContext } from '../context.js';
 import { type TopicMetadata, listTopics } from '../metadata/topics.js';
@@ -25,6 +27,7 @@ import {
   tryAcquireMaintenanceLease,
 } from './maintenance-store.js';
 import { readPartitionSnapshot } from './partition-snapshot.js';
+import { spillIdleTail, tailMaxAgeMs } from './partition-tail.js';
 import { applyRetention } from './retention.js';
 
 export interface MaintenanceOptions {
@@ -43,6 +46,8 @@ export interface MaintenanceReport {
   readonly outcome: 'complete' | 'stopped' | 'busy';
   readonly tasksRun: number;
   readonly partitions: number;
+  /** Idle partitions' STATE tails spilled into SEG items. */
+  readonly tailSpills: number;
   readonly retention: { segments: number; bytes: number; itemsRemoved: number };
   readonly compaction: { merges: number; replacedItems: number; rewrittenBytes: number; abandoned: number; repairedItems: number };
   readonly sweep: { listedObjects: number; deletedObjects: number; pendingObjects: number; deletedTopics: number };
@@ -72,6 +77,7 @@ export async function runMaintenance(ctx: SluiceContext, options: MaintenanceOpt
     outcome: 'complete' as MaintenanceReport['outcome'],
     tasksRun: 0,
     partitions: 0,
+    tailSpills: 0,
     retention: { segments: 0, bytes: 0, itemsRemoved: 0 },
     compaction: { merges: 0, replacedItems: 0, rewrittenBytes: 0, abandoned: 0, repairedItems: 0 },
     sweep: { listedObjects: 0, deletedObjects: 0, pendingObjects: 0, deletedTopics: 0 },
@@ -122,7 +128,7 @@ export async function runMaintenance(ctx: SluiceContext, options: MaintenanceOpt
 }
 
 /** The counters tasks add to. */
-type MutableReport = { -readonly [K in 'partitions' | 'retention' | 'compaction' | 'sweep']: MaintenanceReport[K] };
+type MutableReport = { -readonly [K in 'partitions' | 'tailSpills' | 'retention' | 'compaction' | 'sweep']: MaintenanceReport[K] };
 
 function addSweep(report: MutableReport, swept: SweepResult): void {
   report.sweep.listedObjects += swept.listedObjects;
@@ -165,6 +171,11 @@ export async function maintainPartition(
   maxMergeBytes?: number,
 ): Promise<void> {
   let snapshot = await readPartitionSnapshot(ctx, meta.name, partition);
+  // An idle partition's old tail goes to a SEG item, where retention and compaction reach it.
+  if (await spillIdleTail(ctx, snapshot.state, tailMaxAgeMs(meta.config['segment.ms']))) {
+    report.tailSpills++;
+    snapshot = await readPartitionSnapshot(ctx, meta.name, partition);
+  }
   if (snapshot.items.length === 0) return;
   const repaired = await repairSwaps(ctx, snapshot);
   report.compaction.repairedItems += repaired;

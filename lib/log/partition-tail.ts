@@ -31,14 +31,24 @@ import { decodeRanges, encodeRange } from './segment-range.js';
 export const TAIL_MAX_BYTES = 600;
 /** Ranges the tail may hold. */
 export const TAIL_MAX_RANGES = 8;
-/** A tail whose oldest range is this old is spilled at the next commit, or by maintenance when idle. */
+/**
+ * A tail whose oldest range is this old (or the topic's `segment.ms`, if less: as Kafka rolls its
+ * active segment) is spilled at the next commit, or by maintenance when the partition is idle.
+ */
 export const TAIL_MAX_AGE_MS = 60_000;
+
+/** How old the tail's oldest range may get, for a topic's `segment.ms`. */
+export function tailMaxAgeMs(segmentMs = Infinity): number {
+  return Math.min(segmentMs, TAIL_MAX_AGE_MS);
+}
 
 export interface TailPlan {
   /** STATE's tail after the commit. */
   readonly tail: string[];
   /** The SEG item to put in step 1, when the old tail is spilled. */
   readonly spill?: SegmentItem;
+  /** Change of STATE's `segments` counter (SEG items + tail ranges): +1, less the ranges a spill folds into one item. */
+  readonly segmentsDelta: number;
 }
 
 /** What the commit of `added` writes: the tail grown by it, or a spill of the old tail and [added]. */
@@ -49,22 +59,23 @@ export function planTail(
   current: readonly string[],
   added: SegmentItem,
   epoch: number,
+  maxAgeMs = TAIL_MAX_AGE_MS,
 ): TailPlan {
   const entry = encodeRange(ctx, topic, partition, added);
   const grown = [...current, entry];
-  if (current.length === 0 || !mustSpill(ctx, topic, partition, grown)) return { tail: grown };
-  return { tail: [entry], spill: spillItem(ctx, topic, partition, current, epoch) };
+  if (current.length === 0 || !mustSpill(ctx, topic, partition, grown, maxAgeMs)) return { tail: grown, segmentsDelta: 1 };
+  return { tail: [entry], spill: spillItem(ctx, topic, partition, current, epoch), segmentsDelta: 2 - current.length };
 }
 
-function mustSpill(ctx: SluiceContext, topic: string, partition: number, tail: readonly string[]): boolean {
+function mustSpill(ctx: SluiceContext, topic: string, partition: number, tail: readonly string[], maxAgeMs: number): boolean {
   if (tail.length > TAIL_MAX_RANGES) return true;
   if (tail.reduce((n, e) => n + e.length, 0) > TAIL_MAX_BYTES) return true;
-  return isTailOld(ctx, topic, partition, tail);
+  return isTailOld(ctx, topic, partition, tail, maxAgeMs);
 }
 
-function isTailOld(ctx: SluiceContext, topic: string, partition: number, tail: readonly string[]): boolean {
+function isTailOld(ctx: SluiceContext, topic: string, partition: number, tail: readonly string[], maxAgeMs: number): boolean {
   const [oldest] = decodeRanges(ctx, topic, partition, tail.slice(0, 1));
-  return oldest !== undefined && ctx.now() - oldest.createdAt >= TAIL_MAX_AGE_MS;
+  return oldest !== undefined && ctx.now() - oldest.createdAt >= maxAgeMs;
 }
 
 /** The SEG item standing for the tail's ranges: one range as is, several as a listed item. */
@@ -96,11 +107,11 @@ export function spillItem(ctx: SluiceContext, topic: string, partition: number, 
  * twice, with the same bytes, which readers, compaction and a later spill all tolerate.
  * Returns whether the tail was spilled.
  */
-export async function spillIdleTail(ctx: SluiceContext, state: PartitionState): Promise<boolean> {
+export async function spillIdleTail(ctx: SluiceContext, state: PartitionState, maxAgeMs = TAIL_MAX_AGE_MS): Promise<boolean> {
   const { topic, partition } = state;
   const tail = state.tail ?? [];
   const now = ctx.now();
-  if (tail.length === 0 || state.expiresAt >= now || !isTailOld(ctx, topic, partition, tail)) return false;
+  if (tail.length === 0 || state.expiresAt >= now || !isTailOld(ctx, topic, partition, tail, maxAgeMs)) return false;
   const item = spillItem(ctx, topic, partition, tail, state.epoch);
   try {
     await ctx.ddb.send(
@@ -117,9 +128,15 @@ export async function spillIdleTail(ctx: SluiceContext, state: PartitionState): 
         TableName: ctx.table,
         Key: stateKey(topic, partition),
         ConditionExpression: '#epoch = :epoch AND #nextOffset = :next AND #expiresAt < :now AND size(#tail) = :n',
-        UpdateExpression: 'REMOVE #tail',
-        ExpressionAttributeNames: { '#epoch': 'epoch', '#nextOffset': 'nextOffset', '#expiresAt': 'expiresAt', '#tail': 'tail' },
-        ExpressionAttributeValues: { ':epoch': state.epoch, ':next': state.nextOffset, ':now': now, ':n': tail.length },
+        UpdateExpression: 'REMOVE #tail ADD #segments :fold',
+        ExpressionAttributeNames: {
+          '#epoch': 'epoch',
+          '#nextOffset': 'nextOffset',
+          '#expiresAt': 'expiresAt',
+          '#tail': 'tail',
+          '#segments': 'segments',
+        },
+        ExpressionAttributeValues: { ':epoch': state.epoch, ':next': state.nextOffset, ':now': now, ':n': tail.length, ':fold': 1 - tail.length },
       }),
     );
     return true;

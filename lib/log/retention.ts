@@ -2,7 +2,8 @@
 // first, while the oldest is past `retention.ms` (its largest timestamp is older than now minus
 // retention.ms) or while the partition stays at least `retention.bytes` without it (Kafka's
 // size rule: delete while size - segment.size >= retention.bytes). The newest committed segment
-// is never deleted, so the log end always has a segment (and the leader's is never touched).
+// is never deleted, so the log end always has a segment (and the leader's is never touched): the
+// ranges STATE's tail lists are the leader's, and when it lists any, the newest segment is there.
 //
 // Order, so that a crash anywhere leaves a consistent log and the next run finishes:
 //   1. advance logStartOffset on STATE to the first kept offset, conditioned on the value read
@@ -24,6 +25,7 @@ import {
   deleteSegmentItemsIfUnchanged,
   splitLeftovers,
 } from './partition-snapshot.js';
+import { decodeRanges } from './segment-range.js';
 
 export interface RetentionConfig {
   /** -1 = keep forever. */
@@ -41,12 +43,22 @@ export interface RetentionResult {
   readonly logStartOffset: number;
 }
 
-/** The oldest segments retention deletes now (a prefix of the chain, never the newest). */
-export function segmentsToDelete(chain: readonly StoredSegmentItem[], config: RetentionConfig, now: number): StoredSegmentItem[] {
-  let size = 0;
+/**
+ * The oldest segments retention deletes now: a prefix of the chain, never the newest segment of
+ * the log. `tailBytes` is what STATE's tail lists after the chain: when it lists anything, the
+ * log's newest segment is there, so the chain's last item may go too.
+ */
+export function segmentsToDelete(
+  chain: readonly StoredSegmentItem[],
+  config: RetentionConfig,
+  now: number,
+  tailBytes = 0,
+  tailListsRanges = false,
+): StoredSegmentItem[] {
+  let size = tailBytes;
   for (const item of chain) size += item.size;
   const doomed: StoredSegmentItem[] = [];
-  for (let i = 0; i < chain.length - 1; i++) {
+  for (let i = 0; i < chain.length - (tailListsRanges ? 0 : 1); i++) {
     const item = chain[i];
     const expired = config.retentionMs >= 0 && item.maxTimestamp < now - config.retentionMs;
     const oversized = config.retentionBytes >= 0 && size - item.size >= config.retentionBytes;
@@ -59,8 +71,13 @@ export function segmentsToDelete(chain: readonly StoredSegmentItem[], config: Re
 
 export async function applyRetention(ctx: SluiceContext, snapshot: PartitionSnapshot, config: RetentionConfig): Promise<RetentionResult> {
   const { topic, partition, state } = snapshot;
-  const { chain } = splitLeftovers(snapshot.items.filter((i) => i.lastOffset >= state.logStartOffset));
-  const doomed = segmentsToDelete(chain, config, ctx.now());
+  const { chain: items } = splitLeftovers(snapshot.items.filter((i) => i.lastOffset >= state.logStartOffset));
+  // Ranges still in STATE's tail are the leader's: only the items below them are retention's.
+  const tail = decodeRanges(ctx, topic, partition, state.tail);
+  const tailBase = tail[0]?.baseOffset ?? state.nextOffset;
+  const chain = items.filter((i) => i.lastOffset < tailBase);
+  const tailBytes = tail.reduce((n, r) => n + r.size, 0);
+  const doomed = segmentsToDelete(chain, config, ctx.now(), tailBytes, tail.length > 0);
 
   let logStartOffset = state.logStartOffset;
   let deletedBytes = 0;

@@ -50,6 +50,8 @@ export interface CommitAppendRequest {
    * Absent only where a test plants SEG items itself: the tail is then left as it is.
    */
   readonly tail?: readonly string[];
+  /** Change of the `segments` counter (SEG items + tail ranges). @default 1 */
+  readonly segmentsDelta?: number;
   /** Idempotent producer: the entry expected now (undefined = none) and the one to store. */
   readonly producer?: {
     readonly producerId: number;
@@ -83,7 +85,7 @@ export async function commitAppend(ctx: SluiceContext, req: CommitAppendRequest)
     ':next': req.baseOffset + req.count,
     ':exp': req.expiresAt,
     ':bytes': req.bytes,
-    ':one': 1,
+    ':segments': req.segmentsDelta ?? 1,
   };
   if (req.tail) {
     names['#tail'] = 'tail';
@@ -120,7 +122,7 @@ export async function commitAppend(ctx: SluiceContext, req: CommitAppendRequest)
       TableName: ctx.table,
       Key: stateKey(req.topic, req.partition),
       ConditionExpression: condition,
-      UpdateExpression: `${set} ADD #bytes :bytes, #segments :one${remove}`,
+      UpdateExpression: `${set} ADD #bytes :bytes, #segments :segments${remove}`,
       ExpressionAttributeNames: names,
       ExpressionAttributeValues: values,
     }),

@@ -13,7 +13,7 @@ export interface PartitionState {
   readonly epoch: number;
   /** Lease expiry, ms since epoch. */
   readonly expiresAt: number;
-  /** Committed bytes and segment items below nextOffset and at/after logStartOffset (for describe). */
+  /** Committed bytes, and SEG items + tail ranges, below nextOffset and at/after logStartOffset (for describe). */
   readonly bytes: number;
   readonly segments: number;
   /** Idempotent producers: last appended batch per producer id (as a string key). */

@@ -6,6 +6,8 @@ import type { SluiceContext } from '../../lib/context.js';
 import { appendToPartitions } from '../../lib/log/append.js';
 import { runMaintenance, type MaintenanceReport } from '../../lib/log/maintenance.js';
 import { readPartitionSnapshot, splitLeftovers } from '../../lib/log/partition-snapshot.js';
+import { decodeRanges } from '../../lib/log/segment-range.js';
+import { getTopic } from '../../lib/metadata/topics.js';
 import { readAll } from './read-all.js';
 
 export interface ClockedContext extends SluiceContext {
@@ -19,11 +21,18 @@ export function withClock(ctx: SluiceContext): ClockedContext {
   return { ...ctx, now: () => Date.now() + skew, advance: (ms: number) => void (skew += ms) };
 }
 
-/** Appends one batch of `values` stamped `timestamp` (default ctx.now()); returns its base offset. */
+/**
+ * Appends one batch of `values` stamped `timestamp` (default ctx.now()) as the produce API does
+ * (with the topic's segment.ms, when the topic exists); returns its base offset.
+ */
 export async function appendValues(ctx: SluiceContext, topic: string, values: string[], timestamp = ctx.now(), partition = 0): Promise<number> {
-  const [result] = await appendToPartitions(ctx, topic, [
-    { partition, records: values.map((v) => ({ timestamp, key: null, value: Buffer.from(v) })) },
-  ]);
+  const meta = await getTopic(ctx, topic);
+  const [result] = await appendToPartitions(
+    ctx,
+    topic,
+    [{ partition, records: values.map((v) => ({ timestamp, key: null, value: Buffer.from(v) })) }],
+    { segmentMs: meta?.config['segment.ms'] },
+  );
   if ('error' in result) throw result.error;
   return result.baseOffset;
 }
@@ -46,7 +55,7 @@ export async function bucketKeys(ctx: SluiceContext): Promise<string[]> {
 
 /**
  * The partition's invariants: readable densely from logStartOffset to the high watermark with the
- * expected value at every offset; committed items form one gap-free, overlap-free chain from
+ * expected value at every offset; committed items, then STATE's tail, form one gap-free, overlap-free chain from
  * logStartOffset (no leftovers, none below it, when `settled`); STATE's bytes/segments counters
  * equal the chain's. Returns the chain.
  */
@@ -64,7 +73,11 @@ export async function expectConsistentPartition(
   expect(records.map((r) => r.offset)).toEqual(Array.from({ length: highWatermark - state.logStartOffset }, (_, i) => state.logStartOffset + i));
   for (const r of records) expect(r.value?.toString()).toBe(expected.get(r.offset));
   const live = snapshot.items.filter((i) => i.lastOffset >= state.logStartOffset);
-  const { chain, leftovers } = splitLeftovers(live);
+  const { chain: items, leftovers } = splitLeftovers(live);
+  // The manifest goes on in STATE's tail (ranges not yet spilled into a SEG item).
+  const tail = decodeRanges(ctx, topic, partition, state.tail);
+  const tailBase = tail[0]?.baseOffset ?? state.nextOffset;
+  const chain = [...items.filter((i) => i.lastOffset < tailBase), ...tail.filter((r) => r.lastOffset >= state.logStartOffset)];
   if (chain.length > 0) expect(chain[0].baseOffset).toBeLessThanOrEqual(state.logStartOffset);
   chain.slice(1).forEach((item, i) => expect(item.baseOffset).toBe(chain[i].lastOffset + 1));
   if (chain.length > 0) expect(chain[chain.length - 1].lastOffset).toBe(state.nextOffset - 1);

@@ -3,6 +3,10 @@
 import { expect } from 'vitest';
 import type { SluiceContext } from '../../lib/context.js';
 import { readRecords } from '../../lib/log/read.js';
+import { decodeRanges, rangesOf } from '../../lib/log/segment-range.js';
+import { allSegmentItems } from '../../lib/metadata/manifest.js';
+import { getPartitionState } from '../../lib/metadata/partition-state.js';
+import type { SegmentItem } from '../../lib/metadata/types.js';
 import type { DecodedRecord } from '../../lib/records/index.js';
 
 export async function readAll(
@@ -24,4 +28,15 @@ export async function readAll(
 
 export async function readValues(ctx: SluiceContext, topic: string, partition = 0): Promise<(string | null)[]> {
   return (await readAll(ctx, topic, partition)).records.map((r) => r.value?.toString() ?? null);
+}
+
+/**
+ * The manifest range starting at `baseOffset`, wherever it is listed: STATE's tail, or a SEG item
+ * (itself, or one of the ranges of a spilled tail).
+ */
+export async function rangeAt(ctx: SluiceContext, topic: string, partition: number, baseOffset: number): Promise<SegmentItem | undefined> {
+  const state = await getPartitionState(ctx, topic, partition);
+  const ranges = decodeRanges(ctx, topic, partition, state.tail);
+  for await (const item of allSegmentItems(ctx, topic, partition)) ranges.push(...rangesOf(ctx, topic, partition, item));
+  return ranges.find((r) => r.baseOffset === baseOffset);
 }

@@ -19,6 +19,7 @@ function emptyReport(): MaintenanceReport {
     outcome: 'complete',
     tasksRun: 0,
     partitions: 0,
+    tailSpills: 0,
     retention: { segments: 0, bytes: 0, itemsRemoved: 0 },
     compaction: { merges: 0, replacedItems: 0, rewrittenBytes: 0, abandoned: 0, repairedItems: 0 },
     sweep: { listedObjects: 0, deletedObjects: 0, pendingObjects: 0, deletedTopics: 0 },
