@@ -67,10 +67,17 @@ export function planTail(
   return { tail: [entry], spill: spillItem(ctx, topic, partition, current, epoch), segmentsDelta: 2 - current.length };
 }
 
+/**
+ * Whether the grown tail is past a bound: ranges, bytes, the age of its oldest range, or (as Kafka
+ * rolls a segment by record time) records spanning more than `maxAgeMs`, so that a spilled item,
+ * like a merged segment, spans at most segment.ms unless one range does.
+ */
 function mustSpill(ctx: SluiceContext, topic: string, partition: number, tail: readonly string[], maxAgeMs: number): boolean {
   if (tail.length > TAIL_MAX_RANGES) return true;
   if (tail.reduce((n, e) => n + e.length, 0) > TAIL_MAX_BYTES) return true;
-  return isTailOld(ctx, topic, partition, tail, maxAgeMs);
+  const ranges = decodeRanges(ctx, topic, partition, tail);
+  const span = Math.max(...ranges.map((r) => r.maxTimestamp)) - Math.min(...ranges.map((r) => r.minTimestamp));
+  return span > maxAgeMs || ctx.now() - ranges[0].createdAt >= maxAgeMs;
 }
 
 function isTailOld(ctx: SluiceContext, topic: string, partition: number, tail: readonly string[], maxAgeMs: number): boolean {

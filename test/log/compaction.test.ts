@@ -7,11 +7,12 @@ import { createContext } from '../../lib/context.js';
 import { planMergeRuns } from '../../lib/log/compaction.js';
 import { listOffsets } from '../../lib/log/list-offsets.js';
 import { readPartitionSnapshot, type StoredSegmentItem } from '../../lib/log/partition-snapshot.js';
+import { TAIL_MAX_RANGES, spillIdleTail } from '../../lib/log/partition-tail.js';
 import { decodeTimeIndex } from '../../lib/log/time-index.js';
 import { createTopic } from '../../lib/metadata/topics.js';
 import { createTestContext, emulatorClients } from '../support/storage.js';
 import { readAll } from './read-all.js';
-import { appendValues, expectConsistentPartition, runOnce } from './maintenance-support.js';
+import { appendValues, expectConsistentPartition, runOnce, withClock } from './maintenance-support.js';
 import { observeSdk } from './sdk-faults.js';
 
 describe('compaction', () => {
@@ -41,7 +42,9 @@ describe('compaction', () => {
     expect(report.errors).toEqual([]);
     expect(report.compaction.merges).toBeGreaterThan(0);
     const { chain } = await expectConsistentPartition(ctx, topic, expected);
-    const compacted = chain.slice(0, -1) as StoredSegmentItem[];
+    // Compacted segments, then the ranges still in STATE's tail.
+    const compacted = (chain as StoredSegmentItem[]).filter((i) => i.mergedCount !== undefined);
+    expect(chain.length - compacted.length).toBeLessThanOrEqual(TAIL_MAX_RANGES);
     for (const item of compacted) {
       expect(item.size).toBeLessThanOrEqual(segmentBytes);
       expect(item.maxTimestamp - item.minTimestamp).toBeLessThanOrEqual(segmentMs);
@@ -111,8 +114,10 @@ describe('compaction', () => {
     await runOnce(ctx);
     const { chain } = await expectConsistentPartition(ctx, topic, expected);
     for (const item of chain) expect(item.maxTimestamp - item.minTimestamp).toBeLessThanOrEqual(100);
-    // 11 mergeable segments, three per 100 ms window: [0..2] [3..5] [6..8] [9..10], then the newest.
-    expect(chain.map((i) => [i.baseOffset, i.lastOffset])).toEqual([[0, 2], [3, 5], [6, 8], [9, 10], [11, 11]]);
+    // The tail spills before its records would span more than segment.ms (three appends, 80 ms), and
+    // each spilled item becomes one segment; the last three ranges are still in STATE's tail.
+    expect(chain.map((i) => [i.baseOffset, i.lastOffset])).toEqual([[0, 2], [3, 5], [6, 8], [9, 9], [10, 10], [11, 11]]);
+    expect((chain as StoredSegmentItem[]).slice(0, 3).every((i) => i.mergedCount === 1 && i.indexKey === undefined)).toBe(true);
   });
 
   it('plans runs so that every rewrite grows a segment by half at least', () => {
@@ -195,6 +200,20 @@ describe('compaction', () => {
       expect(await listOffsets(ctx, topic, 0, target)).toEqual(hit ? { offset: hit.offset, timestamp: hit.ts } : { offset: all.length });
     }
     const snap = await readPartitionSnapshot(ctx, topic, 0);
-    expect(snap.items).toHaveLength(4);
+    expect(snap.items).toHaveLength(0);
+    expect(snap.state.tail).toHaveLength(4);
+
+    // The same from a SEG item listing the four ranges (the tail spilled once the partition is idle).
+    const later = withClock(ctx);
+    later.advance(10 * 60_000);
+    expect(await spillIdleTail(later, snap.state)).toBe(true);
+    const spilled = await readPartitionSnapshot(ctx, topic, 0);
+    expect(spilled.items).toHaveLength(1);
+    expect(spilled.items[0].ranges).toHaveLength(4);
+    expect(spilled.state.tail ?? []).toHaveLength(0);
+    for (const target of [0, 10, 15, 30, 31, 50, 61, 70, 71]) {
+      const hit = all.find((r) => r.ts >= target);
+      expect(await listOffsets(ctx, topic, 0, target)).toEqual(hit ? { offset: hit.offset, timestamp: hit.ts } : { offset: all.length });
+    }
   });
 });

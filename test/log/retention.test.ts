@@ -4,15 +4,19 @@
 import { describe, expect, it } from 'vitest';
 import { readRecords } from '../../lib/log/read.js';
 import { segmentsToDelete } from '../../lib/log/retention.js';
+import { decodeRanges } from '../../lib/log/segment-range.js';
 import { allSegmentItems } from '../../lib/metadata/manifest.js';
+import { getPartitionState } from '../../lib/metadata/partition-state.js';
 import type { SegmentItem } from '../../lib/metadata/types.js';
 import { createTopic } from '../../lib/metadata/topics.js';
 import { createTestContext } from '../support/storage.js';
 import { appendValues, bucketKeys, expectConsistentPartition, runOnce, withClock } from './maintenance-support.js';
 
+/** The partition's manifest entries in offset order: SEG items, then the ranges STATE's tail lists. */
 async function items(ctx: Parameters<typeof allSegmentItems>[0], topic: string): Promise<SegmentItem[]> {
   const out: SegmentItem[] = [];
   for await (const item of allSegmentItems(ctx, topic, 0)) out.push(item);
+  out.push(...decodeRanges(ctx, topic, 0, (await getPartitionState(ctx, topic, 0)).tail));
   return out;
 }
 
@@ -71,10 +75,12 @@ describe('retention', () => {
   it('retention.bytes=1: everything but the newest segment goes', async () => {
     const ctx = withClock(await createTestContext({ graceMs: 500 }));
     const topic = 'by-size';
-    await createTopic(ctx, topic, 1, { 'retention.bytes': 1 });
+    // segment.ms rolls each append into its own segment (the tail spills once its range is 100 ms old).
+    await createTopic(ctx, topic, 1, { 'retention.bytes': 1, 'segment.ms': 100 });
     const expected = new Map<number, string>();
     let last = 0;
     for (let i = 0; i < 5; i++) {
+      ctx.advance(200);
       last = await appendValues(ctx, topic, [`s${i}`]);
       expected.set(last, `s${i}`);
     }
