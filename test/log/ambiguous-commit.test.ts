@@ -20,8 +20,8 @@ describe('ambiguous commit outcome', () => {
     const [result] = await appendToPartitions(ctx, 't', [{ partition: 0, records: batch('b', 3) }]);
     expect(result).toEqual({ partition: 0, baseOffset: 2, count: 3 });
     // Commit (applied, reply lost), then one consistent read of STATE decides; nothing re-sent.
-    expect(sdk.calls.map((c) => c.command)).toEqual(['PutObject', 'PutItem', 'UpdateItem', 'GetItem']);
-    expect(sdk.calls[3].input.ConsistentRead).toBe(true);
+    expect(sdk.calls.map((c) => c.command)).toEqual(['PutObject', 'UpdateItem', 'GetItem']);
+    expect(sdk.calls[2].input.ConsistentRead).toBe(true);
 
     const [after] = await appendToPartitions(ctx, 't', [{ partition: 0, records: batch('c', 1) }]);
     expect(after).toEqual({ partition: 0, baseOffset: 5, count: 1 });

@@ -1,11 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { createContext, type SluiceContext } from '../../lib/context.js';
 import { appendToPartitions } from '../../lib/log/append.js';
-import { getSegmentItem } from '../../lib/metadata/manifest.js';
 import { getPartitionState } from '../../lib/metadata/partition-state.js';
 import { createTestContext, emulatorClients } from '../support/storage.js';
 import { isCommit, observeSdk } from './sdk-faults.js';
-import { readAll } from './read-all.js';
+import { rangeAt, readAll } from './read-all.js';
 
 function process(shared: SluiceContext, settings: { leaseMs: number; leaseWaitMs: number }): SluiceContext {
   return createContext(emulatorClients(), { bucket: shared.bucket, table: shared.table, graceMs: 1000, ...settings });
@@ -44,8 +43,9 @@ describe('leadership', () => {
     expect(await readValues(b, 't')).toEqual(['a-first', 'b-new']);
     const state = await getPartitionState(b, 't', 0);
     expect(state).toMatchObject({ nextOffset: 2, epoch: 2, owner: b.ownerId });
-    // A wrote SEG#1 before pausing; B's item replaced it (same base, higher epoch) and stays.
-    expect(await getSegmentItem(b, 't', 0, 1)).toMatchObject({ epoch: 2 });
+    // Offset 1 is B's range, listed in STATE's tail by B's commit; A's object is listed nowhere.
+    expect(await rangeAt(b, 't', 0, 1)).toMatchObject({ epoch: 2 });
+    expect(state.tail).toHaveLength(2);
   });
 
   it('16 writer processes on one partition: every batch acknowledged once, offsets dense and unique', async () => {

@@ -1,6 +1,7 @@
 // Reading segments that hold many batches (as compaction writes them), corrupt bytes, and objects
 // that disappear under a reader.
 import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import type { SluiceContext } from '../../lib/context.js';
 import { appendToPartitions } from '../../lib/log/append.js';
@@ -8,10 +9,12 @@ import { listOffsets } from '../../lib/log/list-offsets.js';
 import { readRecords } from '../../lib/log/read.js';
 import { planSegment, writeSegment } from '../../lib/log/write-segment.js';
 import { acquireLease } from '../../lib/metadata/lease.js';
-import { getSegmentItem, putSegmentItem } from '../../lib/metadata/manifest.js';
+import { stateKey } from '../../lib/metadata/keys.js';
+import { putSegmentItem } from '../../lib/metadata/manifest.js';
 import { commitAppend } from '../../lib/metadata/partition-state.js';
 import { encodeRecordBatch } from '../../lib/records/index.js';
 import { createTestContext } from '../support/storage.js';
+import { rangeAt } from './read-all.js';
 import { observeSdk } from './sdk-faults.js';
 
 /** Writes and commits one segment of `batches` batches of 2 records (~1 KB each) at offset 0. */
@@ -69,7 +72,7 @@ describe('reading segments', () => {
   it('reports a batch whose bytes do not match its CRC as CORRUPT_MESSAGE', async () => {
     const ctx = await createTestContext();
     await appendToPartitions(ctx, 't', [{ partition: 0, records: [{ timestamp: 0, key: null, value: Buffer.from('hello') }] }]);
-    const item = (await getSegmentItem(ctx, 't', 0, 0))!;
+    const item = (await rangeAt(ctx, 't', 0, 0))!;
     const got = await ctx.s3.send(new GetObjectCommand({ Bucket: ctx.bucket, Key: item.objectKey }));
     const bytes = Buffer.from(await got.Body!.transformToByteArray());
     bytes[bytes.length - 3] ^= 0xff;
@@ -80,17 +83,19 @@ describe('reading segments', () => {
   it('refreshes its view and retries when an object vanishes under it (a segment moved by compaction)', async () => {
     const ctx = await createTestContext();
     await appendToPartitions(ctx, 't', [{ partition: 0, records: [{ timestamp: 0, key: null, value: Buffer.from('v') }] }]);
-    const item = (await getSegmentItem(ctx, 't', 0, 0))!;
+    const item = (await rangeAt(ctx, 't', 0, 0))!;
     const sdk = observeSdk(ctx);
     let moved = false;
     sdk.gate = async (call) => {
       if (call.command !== 'GetObject' || moved) return;
       moved = true;
-      // Copy to a new key, repoint the manifest item, delete the old object: what a compactor does.
+      // Copy to a new key, move the range from STATE's tail to a SEG item pointing at the copy,
+      // delete the old object: what a spill, compaction and the sweep do together.
       const got = await ctx.s3.send(new GetObjectCommand({ Bucket: ctx.bucket, Key: item.objectKey }));
       const newKey = item.objectKey.replace('.log', '-moved.log');
       await ctx.s3.send(new PutObjectCommand({ Bucket: ctx.bucket, Key: newKey, Body: Buffer.from(await got.Body!.transformToByteArray()) }));
       await putSegmentItem(ctx, 't', 0, { ...item, objectKey: newKey });
+      await ctx.ddb.send(new UpdateCommand({ TableName: ctx.table, Key: stateKey('t', 0), UpdateExpression: 'REMOVE tail' }));
       await ctx.s3.send(new DeleteObjectCommand({ Bucket: ctx.bucket, Key: item.objectKey }));
     };
     const read = await readRecords(ctx, 't', 0, { offset: 0, maxBytes: 1000 });

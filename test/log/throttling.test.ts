@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { appendToPartitions } from '../../lib/log/append.js';
+import { TAIL_MAX_RANGES } from '../../lib/log/partition-tail.js';
 import { readRecords } from '../../lib/log/read.js';
 import { getPartitionState } from '../../lib/metadata/partition-state.js';
 import { createTestContext } from '../support/storage.js';
@@ -32,7 +33,6 @@ describe('throttling', () => {
     await appendToPartitions(ctx, 't', [{ partition: 0, records: records('a') }]);
     const faults = [
       { match: isCommit, error: throttlingError('ProvisionedThroughputExceededException'), code: 'THROTTLING' },
-      { match: (c: { command: string }) => c.command === 'PutItem', error: throttlingError('ThrottlingException'), code: 'THROTTLING' },
       { match: (c: { command: string }) => c.command === 'PutObject', error: Object.assign(new Error('Slow Down'), { name: 'SlowDown', $metadata: { httpStatusCode: 503 } }), code: 'THROTTLING' },
       { match: (c: { command: string }) => c.command === 'PutObject', error: Object.assign(new Error('We encountered an internal error'), { name: 'InternalError', $metadata: { httpStatusCode: 500 } }), code: 'UNKNOWN_SERVER_ERROR' },
     ];
@@ -47,11 +47,28 @@ describe('throttling', () => {
       { partition: 0, baseOffset: 1, count: 1 },
     ]);
     expect(await values(ctx)).toEqual(['0:a', '1:b']);
+
+    // Fill STATE's tail: the next append spills it, and that put is throttled.
+    const filled = ['0:a', '1:b'];
+    for (let i = 2; i < TAIL_MAX_RANGES; i++) {
+      await appendToPartitions(ctx, 't', [{ partition: 0, records: records(`f${i}`) }]);
+      filled.push(`${i}:f${i}`);
+    }
+    sdk.fault = (call) => (call.command === 'PutItem' ? { when: 'before', error: throttlingError('ThrottlingException') } : undefined);
+    const [spill] = await appendToPartitions(ctx, 't', [{ partition: 0, records: records('never') }]);
+    expect(spill).toMatchObject({ partition: 0, error: { code: 'THROTTLING', retriable: true } });
+    expect((await getPartitionState(ctx, 't', 0)).nextOffset).toBe(TAIL_MAX_RANGES);
+    sdk.fault = () => undefined;
+    expect(await appendToPartitions(ctx, 't', [{ partition: 0, records: records('c') }])).toEqual([
+      { partition: 0, baseOffset: TAIL_MAX_RANGES, count: 1 },
+    ]);
+    expect(await values(ctx)).toEqual([...filled, `${TAIL_MAX_RANGES}:c`]);
   });
 
   it('reports a throttled read as retriable THROTTLING, never as data or an offset error', async () => {
     const ctx = await createTestContext();
-    await appendToPartitions(ctx, 't', [{ partition: 0, records: records('a') }]);
+    // Offset 0 ends up in a SEG item (the tail spilled), so a read makes all three kinds of request.
+    for (let i = 0; i <= TAIL_MAX_RANGES; i++) await appendToPartitions(ctx, 't', [{ partition: 0, records: records(i ? `x${i}` : 'a') }]);
     const sdk = observeSdk(ctx);
     for (const command of ['GetItem', 'Query', 'GetObject']) {
       sdk.fault = (call) => (call.command === command ? { when: 'before', error: throttlingError('ThrottlingException') } : undefined);
