@@ -7,18 +7,24 @@ import { describe, expect, it } from 'vitest';
 import { createContext, type SluiceContext } from '../../lib/context.js';
 import { appendToPartitions } from '../../lib/log/append.js';
 import { readPartitionSnapshot } from '../../lib/log/partition-snapshot.js';
+import { TAIL_MAX_AGE_MS } from '../../lib/log/partition-tail.js';
+import { decodeRanges, rangesOf } from '../../lib/log/segment-range.js';
 import { partitionPk, topicKey } from '../../lib/metadata/keys.js';
 import { createTopic, deleteTopic } from '../../lib/metadata/topics.js';
 import { createTestContext, emulatorClients } from '../support/storage.js';
 import { appendValues, bucketKeys, type ClockedContext, expectConsistentPartition, runOnce, withClock } from './maintenance-support.js';
 import { crashError, isCommit, observeSdk } from './sdk-faults.js';
 
+/** Every object the manifest references: SEG items (and the ranges they list) and STATE's tail. */
 async function referencedKeys(ctx: SluiceContext, topic: string, partitions: number): Promise<string[]> {
   const keys = new Set<string>();
   for (let p = 0; p < partitions; p++) {
-    for (const item of (await readPartitionSnapshot(ctx, topic, p)).items) {
-      for (const key of [item.objectKey, item.indexKey, item.timeIndexKey]) if (key) keys.add(key);
+    const { items, state } = await readPartitionSnapshot(ctx, topic, p);
+    for (const item of items) {
+      for (const key of [item.indexKey, item.timeIndexKey]) if (key) keys.add(key);
+      for (const range of rangesOf(ctx, topic, p, item)) keys.add(range.objectKey);
     }
+    for (const range of decodeRanges(ctx, topic, p, state.tail)) keys.add(range.objectKey);
   }
   return [...keys];
 }
@@ -88,18 +94,22 @@ describe('cleanup', () => {
     const sharedBefore = (await bucketKeys(ctx)).filter((k) => k.startsWith('_produce/') && !k.startsWith('_produce/0/'));
     expect(sharedBefore).toHaveLength(4);
 
+    // Listed only in the partitions' STATE tails: kept however long the sweep waits.
+    await settle(ctx);
+    expect(await bucketKeys(ctx)).toEqual(expect.arrayContaining(sharedBefore));
+
+    // Idle past the tail's age: maintenance spills each tail, compaction rewrites the spilled
+    // ranges into one per-partition segment, and the shared objects go a grace period later.
+    ctx.advance(TAIL_MAX_AGE_MS);
     await settle(ctx);
     for (const p of [0, 1]) {
       const { chain } = await expectConsistentPartition(ctx, topic, expected[p], { partition: p });
-      // The three older ranges were rewritten into one per-partition segment; the newest stays shared.
-      expect(chain.map((i) => [i.baseOffset, i.lastOffset])).toEqual([[0, 2], [3, 3]]);
+      expect(chain.map((i) => [i.baseOffset, i.lastOffset])).toEqual([[0, 3]]);
       expect(chain[0].objectKey.startsWith(`${topic}/${p}/`)).toBe(true);
-      expect(chain[1].objectKey).toBe(sharedBefore[3]);
     }
     const keys = await bucketKeys(ctx);
     expect(keys).toEqual([...(await referencedKeys(ctx, topic, 2)), ...(await referencedKeys(ctx, '_produce', 1))].sort());
-    expect(keys).toContain(sharedBefore[3]);
-    for (const gone of sharedBefore.slice(0, 3)) expect(keys).not.toContain(gone);
+    for (const gone of sharedBefore) expect(keys).not.toContain(gone);
   });
 
   it('finishes a topic deletion that crashed after the topic item was deleted', async () => {
@@ -136,8 +146,12 @@ describe('cleanup', () => {
       })));
       for (const r of results) if ('error' in r) throw r.error;
     }
-    await settle(ctx); // compaction leaves per-partition segments and one shared object per partition's newest item
+    ctx.advance(TAIL_MAX_AGE_MS);
+    await settle(ctx); // the idle tails spill, and compaction rewrites them into per-partition segments
     expect((await bucketKeys(ctx)).some((k) => k.startsWith('gone/'))).toBe(true);
+    // A last append leaves a shared object listed in the partitions' tails.
+    await appendToPartitions(ctx, 'gone', [0, 1, 2].map((partition) => ({ partition, records: [{ timestamp: ctx.now(), key: null, value: Buffer.from('g3') }] })));
+    expect((await bucketKeys(ctx)).some((k) => k.startsWith('_produce/'))).toBe(true);
 
     await deleteTopic(ctx, 'gone');
     expect((await bucketKeys(ctx)).filter((k) => k.startsWith('gone/'))).toEqual([]);
