@@ -47,7 +47,7 @@ import {
   splitLeftovers,
 } from './partition-snapshot.js';
 import { fetchRanges } from './segment-fetch.js';
-import { rangesOf } from './segment-range.js';
+import { firstListedOffset, rangesOf } from './segment-range.js';
 import { newSegmentId, partitionObjectPrefix, segmentObjectKey } from './segment-name.js';
 import { TimeIndexBuilder } from './time-index.js';
 import { putObject } from './write-segment.js';
@@ -97,11 +97,16 @@ export function planMergeRuns(
   fencedBefore = -Infinity,
 ): StoredSegmentItem[][] {
   const limit = Math.min(config.segmentBytes, config.maxMergeBytes ?? DEFAULT_MAX_MERGE_BYTES);
-  const { chain } = splitLeftovers(snapshot.items.filter((i) => i.baseOffset >= snapshot.state.logStartOffset));
-  // Never the newest segment, unless it is shared: the log end is then in STATE's tail (or the
-  // partition is idle), and the shared objects must be rewritten within a bounded delay.
+  const { state } = snapshot;
+  // Ranges STATE's tail lists are the leader's; items repeating them (a tail spilled twice) wait.
+  const tailBase = firstListedOffset(state.tail);
+  const { chain } = splitLeftovers(
+    snapshot.items.filter((i) => i.baseOffset >= state.logStartOffset && (tailBase === undefined || i.lastOffset < tailBase)),
+  );
+  // Never the log's newest segment: the last item, unless the tail lists ranges after it (the log
+  // end is there) or it is shared (an idle partition's spilled tail, to be rewritten in bounded time).
   const newest = chain[chain.length - 1];
-  const candidates = newest && isShared(newest, partitionFolder) ? chain : chain.slice(0, -1);
+  const candidates = tailBase !== undefined || (newest && isShared(newest, partitionFolder)) ? chain : chain.slice(0, -1);
   const runs: StoredSegmentItem[][] = [];
   let run: StoredSegmentItem[] = [];
   let bytes = 0;

@@ -72,6 +72,11 @@ export function decodeRange(ctx: SluiceContext, topic: string, partition: number
   };
 }
 
+/** Base offset of the first of the listed ranges (no decoding of the rest), or undefined when none. */
+export function firstListedOffset(encoded: readonly string[] | undefined): number | undefined {
+  return encoded && encoded.length > 0 ? Number(encoded[0].slice(0, encoded[0].indexOf(','))) : undefined;
+}
+
 export function decodeRanges(ctx: SluiceContext, topic: string, partition: number, encoded: readonly string[] | undefined): SegmentItem[] {
   return (encoded ?? []).map((e) => decodeRange(ctx, topic, partition, e));
 }

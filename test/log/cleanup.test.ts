@@ -6,28 +6,22 @@ import { DeleteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { createContext, type SluiceContext } from '../../lib/context.js';
 import { appendToPartitions } from '../../lib/log/append.js';
-import { readPartitionSnapshot } from '../../lib/log/partition-snapshot.js';
 import { TAIL_MAX_AGE_MS } from '../../lib/log/partition-tail.js';
-import { decodeRanges, rangesOf } from '../../lib/log/segment-range.js';
 import { partitionPk, topicKey } from '../../lib/metadata/keys.js';
 import { createTopic, deleteTopic } from '../../lib/metadata/topics.js';
 import { createTestContext, emulatorClients } from '../support/storage.js';
-import { appendValues, bucketKeys, type ClockedContext, expectConsistentPartition, runOnce, withClock } from './maintenance-support.js';
+import {
+  appendValues,
+  bucketKeys,
+  type ClockedContext,
+  expectConsistentPartition,
+  referencedObjectKeys,
+  runOnce,
+  withClock,
+} from './maintenance-support.js';
 import { crashError, isCommit, observeSdk } from './sdk-faults.js';
 
-/** Every object the manifest references: SEG items (and the ranges they list) and STATE's tail. */
-async function referencedKeys(ctx: SluiceContext, topic: string, partitions: number): Promise<string[]> {
-  const keys = new Set<string>();
-  for (let p = 0; p < partitions; p++) {
-    const { items, state } = await readPartitionSnapshot(ctx, topic, p);
-    for (const item of items) {
-      for (const key of [item.indexKey, item.timeIndexKey]) if (key) keys.add(key);
-      for (const range of rangesOf(ctx, topic, p, item)) keys.add(range.objectKey);
-    }
-    for (const range of decodeRanges(ctx, topic, p, state.tail)) keys.add(range.objectKey);
-  }
-  return [...keys];
-}
+const referencedKeys = referencedObjectKeys;
 
 /**
  * Three runs a grace period apart: a run marks what is unreferenced when its sweep looks (tasks

@@ -7,25 +7,41 @@
 import { describe, expect, it } from 'vitest';
 import type { SluiceContext } from '../../lib/context.js';
 import { runMaintenance } from '../../lib/log/maintenance.js';
-import { readPartitionSnapshot } from '../../lib/log/partition-snapshot.js';
+import { TAIL_MAX_AGE_MS } from '../../lib/log/partition-tail.js';
 import { createTopic } from '../../lib/metadata/topics.js';
 import { createTestContext, emulatorClients } from '../support/storage.js';
-import { appendValues, bucketKeys, type ClockedContext, expectConsistentPartition, runOnce, withClock } from './maintenance-support.js';
+import {
+  appendValues,
+  bucketKeys,
+  type ClockedContext,
+  expectConsistentPartition,
+  referencedObjectKeys,
+  runOnce,
+  withClock,
+} from './maintenance-support.js';
+import { rangeAt } from './read-all.js';
 import { crashError, observeSdk } from './sdk-faults.js';
 
 const TOPIC = 'crashy';
 const SEGMENTS = 8;
 
-/** 8 one-record segments; retention.bytes keeps 5 of them; compaction then merges 4 (not the newest). */
+/**
+ * 8 one-record segments (each append comes a tail's age after the last, so its commit spills the
+ * tail), the newest still in STATE's tail; retention.bytes keeps 5 of them; compaction then merges
+ * 4 (not the newest).
+ */
 async function setUp(): Promise<{ ctx: ClockedContext; expected: Map<number, string> }> {
   const ctx = withClock(await createTestContext({ graceMs: 300 }));
+  await appendValues(ctx, 'probe', ['value-0']);
+  const size = (await rangeAt(ctx, 'probe', 0, 0))!.size;
+  await createTopic(ctx, TOPIC, 1, { 'retention.bytes': Math.floor(4.5 * size) });
   const expected = new Map<number, string>();
+  const t0 = ctx.now();
   for (let i = 0; i < SEGMENTS; i++) {
-    const base = await appendValues(ctx, TOPIC, [`value-${i}`]);
+    ctx.advance(TAIL_MAX_AGE_MS);
+    const base = await appendValues(ctx, TOPIC, [`value-${i}`], t0);
     expected.set(base, `value-${i}`);
   }
-  const size = (await readPartitionSnapshot(ctx, TOPIC, 0)).items[0].size;
-  await createTopic(ctx, TOPIC, 1, { 'retention.bytes': Math.floor(4.5 * size) });
   return { ctx, expected };
 }
 
@@ -35,11 +51,8 @@ function sameProcess(ctx: ClockedContext): SluiceContext {
 }
 
 async function expectOnlyReferencedObjects(ctx: ClockedContext) {
-  const referenced = new Set<string>();
-  for (const item of (await readPartitionSnapshot(ctx, TOPIC, 0)).items) {
-    for (const key of [item.objectKey, item.indexKey, item.timeIndexKey]) if (key) referenced.add(key);
-  }
-  expect(await bucketKeys(ctx)).toEqual([...referenced].sort());
+  const referenced = [...(await referencedObjectKeys(ctx, TOPIC)), ...(await referencedObjectKeys(ctx, 'probe'))];
+  expect(await bucketKeys(ctx)).toEqual(referenced.sort());
 }
 
 describe('crash at every step of retention and compaction', () => {

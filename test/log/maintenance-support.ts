@@ -6,7 +6,7 @@ import type { SluiceContext } from '../../lib/context.js';
 import { appendToPartitions } from '../../lib/log/append.js';
 import { runMaintenance, type MaintenanceReport } from '../../lib/log/maintenance.js';
 import { readPartitionSnapshot, splitLeftovers } from '../../lib/log/partition-snapshot.js';
-import { decodeRanges } from '../../lib/log/segment-range.js';
+import { decodeRanges, rangesOf } from '../../lib/log/segment-range.js';
 import { getTopic } from '../../lib/metadata/topics.js';
 import { readAll } from './read-all.js';
 
@@ -89,4 +89,18 @@ export async function expectConsistentPartition(
     expect(state.bytes).toBe(chain.reduce((n, i) => n + i.size, 0));
   }
   return { state, chain };
+}
+
+/** Every object the partitions' manifests reference: SEG items (and the ranges they list) and STATE tails. */
+export async function referencedObjectKeys(ctx: SluiceContext, topic: string, partitions = 1): Promise<string[]> {
+  const keys = new Set<string>();
+  for (let p = 0; p < partitions; p++) {
+    const { items, state } = await readPartitionSnapshot(ctx, topic, p);
+    for (const item of items) {
+      for (const key of [item.indexKey, item.timeIndexKey]) if (key) keys.add(key);
+      for (const range of rangesOf(ctx, topic, p, item)) keys.add(range.objectKey);
+    }
+    for (const range of decodeRanges(ctx, topic, p, state.tail)) keys.add(range.objectKey);
+  }
+  return [...keys];
 }

@@ -23,8 +23,9 @@ const scheduledEvent = {
 describe('retention Lambda handler', () => {
   it('runs one maintenance pass within the invocation’s remaining time', async () => {
     const ctx = await createTestContext();
-    await createTopic(ctx, 'scheduled', 1, { 'retention.bytes': 1 });
-    for (let i = 0; i < 3; i++) await appendValues(ctx, 'scheduled', [`v${i}`]);
+    // segment.ms rolls each append into its own segment: the records are 10 ms apart.
+    await createTopic(ctx, 'scheduled', 1, { 'retention.bytes': 1, 'segment.ms': 5 });
+    for (let i = 0; i < 3; i++) await appendValues(ctx, 'scheduled', [`v${i}`], ctx.now() + i * 10);
 
     vi.stubEnv('AWS_ENDPOINT_URL_S3', inject('s3Endpoint'));
     vi.stubEnv('AWS_ENDPOINT_URL_DYNAMODB', inject('dynamodbEndpoint'));

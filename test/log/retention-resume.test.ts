@@ -15,8 +15,9 @@ describe('maintenance budget and resume', () => {
     const ctx = await createTestContext();
     const topics = ['t-a', 't-b', 't-c', 't-d', 't-e'];
     for (const topic of topics) {
-      await createTopic(ctx, topic, 2, { 'retention.bytes': 1 });
-      for (const p of [0, 1]) for (let i = 0; i < 3; i++) await appendValues(ctx, topic, [`${topic}-${p}-${i}`], ctx.now(), p);
+      // segment.ms rolls each append into its own segment: the records are 10 ms apart.
+      await createTopic(ctx, topic, 2, { 'retention.bytes': 1, 'segment.ms': 5 });
+      for (const p of [0, 1]) for (let i = 0; i < 3; i++) await appendValues(ctx, topic, [`${topic}-${p}-${i}`], ctx.now() + i * 10, p);
     }
     const order = topics.flatMap((topic) => [0, 1].map((p) => ({ topic, p })));
     const retained = async () => {
