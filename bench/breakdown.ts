@@ -3,18 +3,27 @@
 //   1. log layer: appendToPartitions / readRecords on Buffers (the storage protocol, codec, SDK);
 //   2. + handler: handleHttp in process (JSON parse, validation, value conversions, JSON response);
 //   3. + HTTP: the full local server over loopback with a fetch() client (what section (c) measures).
-// The differences between rows are what each layer adds.
+// The differences between rows are what each layer adds. Each path is measured twice: with the
+// JSON contract, then with the record-batches body (lib/api/batch-body.ts) at the same three depths
+// (log layer: appendToPartitions of the client's encoded batch / readBatches; + handler: handleHttp
+// with the bytes the Lambda adapter hands it; + HTTP: the binary body over the local server, which
+// passes it base64 as API Gateway does). The client's encoding is done once, before measuring, as
+// section (c) does; a fetched batch is CRC-checked and decoded at every depth, as a consumer must.
 import type { SluiceContext } from '../lib/context.js';
 import { handleHttp } from '../lib/api/router.js';
+import { NEXT_OFFSET_HEADER, RECORD_BATCHES_MEDIA_TYPE, encodeBatchFrames } from '../lib/api/batch-body.js';
+import { decodeFetchedBatches } from '../lib/client/consumed-message.js';
 import { appendToPartitions } from '../lib/log/append.js';
-import { readRecords } from '../lib/log/read.js';
+import { readBatches, readRecords } from '../lib/log/read.js';
 import { createTopic } from '../lib/metadata/topics.js';
 import { startServer } from '../lib/local/server.js';
-import type { RecordInput } from '../lib/records/index.js';
+import { type RecordInput, encodeRecordBatch } from '../lib/records/index.js';
 import type { BenchStorage } from './storage.js';
 
 export interface BreakdownRow {
   readonly path: 'produce' | 'fetch';
+  /** The request body: the JSON contract, or record batches. */
+  readonly body: 'json' | 'batches';
   readonly depth: string;
   readonly mbps: number;
   /** CPU ms per MiB of record values. */
@@ -56,7 +65,9 @@ const ok = (status: number, body: string) => {
 
 export async function benchBreakdown(storage: BenchStorage, seconds: number, concurrency: number): Promise<BreakdownRow[]> {
   const ctx: SluiceContext = await storage.newContext();
-  await createTopic(ctx, 'b', PARTITIONS);
+  // A keyless request's one batch holds 1 MiB of values plus framing: over Kafka's default
+  // max.message.bytes (1 MiB + 12), which applies to a client's batch as a whole (as in section (c)).
+  await createTopic(ctx, 'b', PARTITIONS, { 'max.message.bytes': 2 * MIB });
   const server = await startServer({ context: ctx });
   const ms = seconds * 1000;
   const value = 'x'.repeat(VALUE_BYTES);
@@ -80,7 +91,30 @@ export async function benchBreakdown(storage: BenchStorage, seconds: number, con
         return RECORDS * VALUE_BYTES;
       }],
     ];
-    for (const [depth, op] of produceDepths) rows.push({ path: 'produce', depth, ...(await measure(storage, ms, concurrency, op)) });
+    for (const [depth, op] of produceDepths) rows.push({ path: 'produce', body: 'json', depth, ...(await measure(storage, ms, concurrency, op)) });
+
+    // The same records as one RecordBatch (keyless: one partition per request, moving round-robin).
+    const batch = encodeRecordBatch(records, { baseOffset: 0 });
+    const minTimestamp = records[0].timestamp;
+    const frames = Array.from({ length: PARTITIONS }, (_, p) => encodeBatchFrames([{ partition: p, batch }]));
+    const batchHeaders = { 'content-type': RECORD_BATCHES_MEDIA_TYPE };
+    const batchDepths: [string, (i: number) => Promise<number>][] = [
+      ['log layer (appendToPartitions, encoded batch)', async (i) => {
+        await appendToPartitions(ctx, 'b', [{ partition: i % PARTITIONS, batch: { bytes: batch, count: RECORDS, minTimestamp } }]);
+        return RECORDS * VALUE_BYTES;
+      }],
+      ['+ handler (handleHttp in process, batches body)', async (i) => {
+        const r = await handleHttp(ctx, { method: 'POST', path: '/v1/topics/b/records', headers: batchHeaders, body: frames[i % PARTITIONS] });
+        ok(r.status, r.body);
+        return RECORDS * VALUE_BYTES;
+      }],
+      ['+ HTTP (local server, fetch client, batches body)', async (i) => {
+        const res = await fetch(`${server.url}/v1/topics/b/records`, { method: 'POST', headers: batchHeaders, body: frames[i % PARTITIONS] as BodyInit });
+        ok(res.status, JSON.stringify(await res.json()));
+        return RECORDS * VALUE_BYTES;
+      }],
+    ];
+    for (const [depth, op] of batchDepths) rows.push({ path: 'produce', body: 'batches', depth, ...(await measure(storage, ms, concurrency, op)) });
 
     // Every partition now holds many 1 MiB produce ranges; readers cycle over them from offset 0.
     const end = RECORDS * 4;
@@ -111,7 +145,39 @@ export async function benchBreakdown(storage: BenchStorage, seconds: number, con
         return json.records.reduce((n, x) => n + x.value.length, 0);
       }],
     ];
-    for (const [depth, op] of fetchDepths) rows.push({ path: 'fetch', depth, ...(await measure(storage, ms, concurrency, op)) });
+    for (const [depth, op] of fetchDepths) rows.push({ path: 'fetch', body: 'json', depth, ...(await measure(storage, ms, concurrency, op)) });
+
+    // As a consumer does with record batches: CRC-check and decode every batch, skip records below the offset.
+    const valueBytesOf = (bytes: Buffer, offset: number) => decodeFetchedBatches(bytes, offset).reduce((n, m) => n + (m.value?.length ?? 0), 0);
+    const fetchBatchDepths: [string, (i: number) => Promise<number>][] = [
+      ['log layer (readBatches, decoded)', async (i) => {
+        const { p, offset } = take(i);
+        const read = await readBatches(ctx, 'b', p, { offset, maxBytes: MIB });
+        return valueBytesOf(Buffer.concat(read.batches), offset);
+      }],
+      ['+ handler (handleHttp in process, batches answer)', async (i) => {
+        const { p, offset } = take(i);
+        const r = await handleHttp(ctx, {
+          method: 'GET',
+          path: `/v1/topics/b/partitions/${p}/records`,
+          query: { offset: String(offset), maxBytes: String(MIB) },
+          headers: { accept: RECORD_BATCHES_MEDIA_TYPE },
+        });
+        ok(r.status, r.body);
+        return valueBytesOf(Buffer.from(r.body, 'base64'), offset);
+      }],
+      ['+ HTTP (local server, fetch client, batches answer)', async (i) => {
+        const { p, offset } = take(i);
+        const res = await fetch(`${server.url}/v1/topics/b/partitions/${p}/records?offset=${offset}&maxBytes=${MIB}`, {
+          headers: { accept: RECORD_BATCHES_MEDIA_TYPE },
+        });
+        const bytes = Buffer.from(await res.arrayBuffer());
+        ok(res.status, res.ok ? '' : bytes.toString());
+        if (res.headers.get(NEXT_OFFSET_HEADER) === null) throw new Error('record-batches answer without its next offset');
+        return valueBytesOf(bytes, offset);
+      }],
+    ];
+    for (const [depth, op] of fetchBatchDepths) rows.push({ path: 'fetch', body: 'batches', depth, ...(await measure(storage, ms, concurrency, op)) });
     return rows;
   } finally {
     await server.close();

@@ -28,9 +28,9 @@ const INT16_MAX = 0x7fff;
  * sequence -1 too); otherwise every batch carries the same id and epoch, each its own baseSequence.
  */
 function producerOf(frames: readonly BatchFrame[]): ((frame: BatchFrame) => Producer) {
-  const first = frames[0].decoded.header;
+  const first = frames[0].header;
   frames.forEach((f, i) => {
-    const h = f.decoded.header;
+    const h = f.header;
     if (h.producerId !== first.producerId || h.producerEpoch !== first.producerEpoch) {
       throw new SluiceError(
         'INVALID_REQUEST',
@@ -51,7 +51,7 @@ function producerOf(frames: readonly BatchFrame[]): ((frame: BatchFrame) => Prod
     }
   });
   if (first.producerId === -1) return () => undefined;
-  return (f) => ({ producerId: first.producerId, producerEpoch: first.producerEpoch, baseSequence: f.decoded.header.baseSequence });
+  return (f) => ({ producerId: first.producerId, producerEpoch: first.producerEpoch, baseSequence: f.header.baseSequence });
 }
 
 export async function produceBatches(ctx: SluiceContext, raw: Record<string, unknown>): Promise<{ offsets: PartitionOffsets[] }> {
@@ -74,7 +74,7 @@ export async function produceBatches(ctx: SluiceContext, raw: Record<string, unk
       throw new SluiceError('INVALID_REQUEST', `frame ${i}: partition ${f.partition} appears twice; send one batch per partition`, { frame: i });
     }
     seen.add(f.partition);
-    records += f.decoded.header.recordCount;
+    records += f.header.recordCount;
     if (f.partition > maxPartition) maxPartition = f.partition;
   });
   if (records > MAX_RECORDS_PER_REQUEST) {
@@ -97,7 +97,7 @@ export async function produceBatches(ctx: SluiceContext, raw: Record<string, unk
 
   const appends: PartitionAppend[] = frames.map((f) => ({
     partition: f.partition,
-    batch: { bytes: f.bytes, count: f.decoded.header.recordCount, minTimestamp: f.minTimestamp },
+    batch: { bytes: f.bytes, count: f.header.recordCount, minTimestamp: f.minTimestamp },
     producer: producer(f),
   }));
   const { offsets } = await appendAndAnswer(ctx, topic, appends);

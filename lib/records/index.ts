@@ -3,8 +3,9 @@
 export type { CompressionType } from './compression.js';
 export { crc32c } from './crc32c.js';
 export { CorruptRecordError, UnsupportedCompressionError } from './errors.js';
-export type { DecodedRecord, RecordHeader, RecordInput } from './record.js';
+export type { DecodedRecord, RecordHeader, RecordInput, RecordsSummary } from './record.js';
 export {
+  type BatchSummary,
   type DecodedBatch,
   type EncodeBatchOptions,
   LOG_OVERHEAD,
@@ -16,4 +17,5 @@ export {
   readBatchHeader,
   setBaseOffset,
   setPartitionLeaderEpoch,
+  validateRecordBatch,
 } from './record-batch.js';

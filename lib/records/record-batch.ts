@@ -24,7 +24,16 @@ import { type CompressionType, compress, compressionCode, compressionFromAttribu
 import { crc32c } from './crc32c.js';
 import { CorruptRecordError } from './errors.js';
 import { readInt64, writeInt64 } from './int64.js';
-import { type DecodedRecord, type RecordContext, type RecordInput, readRecords, sizeOfRecordBody, writeRecord } from './record.js';
+import {
+  type DecodedRecord,
+  type RecordContext,
+  type RecordInput,
+  type RecordsSummary,
+  readRecords,
+  scanRecords,
+  sizeOfRecordBody,
+  writeRecord,
+} from './record.js';
 import { sizeOfVarint } from './varint.js';
 
 /** Bytes before batchLength's coverage begins: baseOffset + batchLength. */
@@ -271,6 +280,34 @@ export function readBatchHeader(buf: Buffer, position = 0): RecordBatchHeader {
  * declared size, exactly `recordCount` records filling the records section.
  */
 export function decodeRecordBatch(buf: Buffer, position = 0): DecodedBatch {
+  const { header, section, recordsStart, recordsEnd, context } = openBatch(buf, position);
+  const records: DecodedRecord[] = new Array(header.recordCount);
+  const recordsStop = readRecords(section, recordsStart, recordsEnd, context, records);
+  checkRecordsEnd(position, header.recordCount, recordsStop, recordsEnd);
+  return { header, records };
+}
+
+/** What validateRecordBatch learns of a batch: its header and a summary of its records. */
+export interface BatchSummary extends RecordsSummary {
+  header: RecordBatchHeader;
+}
+
+/**
+ * Checks the batch at `position` exactly as decodeRecordBatch does — it accepts and refuses the
+ * same bytes, with the same errors — without decoding its records: for a leader that validates a
+ * producer's batch and stores its bytes. Returns the header, the records' smallest and largest
+ * timestamps and whether record i has offsetDelta i throughout.
+ */
+export function validateRecordBatch(buf: Buffer, position = 0): BatchSummary {
+  const { header, section, recordsStart, recordsEnd, context } = openBatch(buf, position);
+  const summary: BatchSummary = { header, minTimestamp: Number.MAX_SAFE_INTEGER, maxTimestamp: -1, offsetsDense: true };
+  const recordsStop = scanRecords(section, recordsStart, recordsEnd, context, header.recordCount, summary);
+  checkRecordsEnd(position, header.recordCount, recordsStop, recordsEnd);
+  return summary;
+}
+
+/** The checks before the records, shared by decode and validate; the records section to read. */
+function openBatch(buf: Buffer, position: number) {
   const batchLength = checkBatchExtent(buf, position);
   const end = position + LOG_OVERHEAD + batchLength;
   // The CRC is checked before any field it covers is interpreted, so a flipped bit reads as
@@ -302,14 +339,15 @@ export function decodeRecordBatch(buf: Buffer, position = 0): DecodedBatch {
     baseTimestamp: header.baseTimestamp,
     logAppendTime: header.timestampType === 'LogAppendTime' ? header.maxTimestamp : null,
   };
-  const records: DecodedRecord[] = new Array(recordCount);
-  const recordsStop = readRecords(section, recordsStart, recordsEnd, context, records);
+  return { header, section, recordsStart, recordsEnd, context };
+}
+
+function checkRecordsEnd(position: number, recordCount: number, recordsStop: number, recordsEnd: number): void {
   if (recordsStop !== recordsEnd) {
     throw new CorruptRecordError(
       `record batch at byte ${position} has ${recordsEnd - recordsStop} bytes left after its ${recordCount} records`,
     );
   }
-  return { header, records };
 }
 
 /** Decodes a run of consecutive batches that fills `buf` exactly (a segment, a produce payload). */

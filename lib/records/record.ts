@@ -273,3 +273,86 @@ export function readRecords(buf: Buffer, position: number, end: number, context:
   }
   return position;
 }
+
+/** What validating a records section learns, without decoding a record (see scanRecords). */
+export interface RecordsSummary {
+  /** Smallest and largest record timestamp (as decoded); MAX_SAFE_INTEGER and -1 when there are no records. */
+  minTimestamp: number;
+  maxTimestamp: number;
+  /** Whether record i has offsetDelta i for every i, as a producer's batch must. */
+  offsetsDense: boolean;
+}
+
+/**
+ * Checks the `count` records in `buf[position, end)` exactly as readRecords does — the same
+ * bounds, lengths and field checks, in the same order, with the same errors — but allocates
+ * nothing per record: a leader validating a producer's batch keeps its bytes, not its records.
+ * Fills `summary`; returns the position after the last record. Keep in step with readRecords
+ * (test/records/record-batch.validate.test.ts holds the two to the same verdicts).
+ */
+export function scanRecords(buf: Buffer, position: number, end: number, context: RecordContext, count: number, summary: RecordsSummary): number {
+  const { baseOffset, baseTimestamp, logAppendTime } = context;
+  let minTimestamp = Number.MAX_SAFE_INTEGER;
+  let maxTimestamp = -1;
+  let offsetsDense = true;
+  for (let r = 0; r < count; r++) {
+    const recordAt = position;
+    const bodySize = varintAt(buf, position, end);
+    const bodyStart = next;
+    const bodyEnd = bodyStart + bodySize;
+    if (bodySize < 0) throw new CorruptRecordError(`invalid record size ${bodySize} at byte ${recordAt}`);
+    if (bodyEnd > end) {
+      throw new CorruptRecordError(`record of ${bodySize} bytes at byte ${recordAt} runs past the end of its batch`);
+    }
+    if (bodySize < 1) throw new CorruptRecordError(`truncated record at byte ${recordAt}`);
+    const timestampDelta = varlongAt(buf, bodyStart + 1, bodyEnd);
+    const offsetDelta = varintAt(buf, next, bodyEnd);
+    skipBytesAt(buf, next, bodyEnd, 'key');
+    skipBytesAt(buf, next, bodyEnd, 'value');
+    const headerCountAt = next;
+    const headerCount = varintAt(buf, headerCountAt, bodyEnd);
+    position = next;
+    if (headerCount < 0) throw new CorruptRecordError(`invalid header count ${headerCount} at byte ${headerCountAt}`);
+    if (headerCount * 2 > bodyEnd - position) {
+      throw new CorruptRecordError(`header count ${headerCount} at byte ${headerCountAt} exceeds its record`);
+    }
+    for (let i = 0; i < headerCount; i++) {
+      const keyAt = position;
+      const keyLength = varintAt(buf, keyAt, bodyEnd);
+      if (keyLength < 0) throw new CorruptRecordError(`invalid header key length ${keyLength} at byte ${keyAt}`);
+      const keyEnd = next + keyLength;
+      if (keyEnd > bodyEnd) throw new CorruptRecordError(`header key at byte ${keyAt} runs past the end of its record`);
+      skipBytesAt(buf, keyEnd, bodyEnd, 'header value');
+      position = next;
+    }
+    if (position !== bodyEnd) {
+      throw new CorruptRecordError(
+        `record at byte ${recordAt} declares ${bodySize} bytes but its fields take ${position - bodyStart}`,
+      );
+    }
+    const timestamp = logAppendTime ?? baseTimestamp + timestampDelta;
+    const offset = baseOffset + offsetDelta;
+    if (!Number.isSafeInteger(timestamp) || !Number.isSafeInteger(offset)) {
+      throw new CorruptRecordError(`record at byte ${recordAt} has an offset or timestamp beyond the 2^53 range Sluice supports`);
+    }
+    if (timestamp < minTimestamp) minTimestamp = timestamp;
+    if (timestamp > maxTimestamp) maxTimestamp = timestamp;
+    if (offsetDelta !== r) offsetsDense = false;
+  }
+  summary.minTimestamp = minTimestamp;
+  summary.maxTimestamp = maxTimestamp;
+  summary.offsetsDense = offsetsDense;
+  return position;
+}
+
+/** bytesAt's checks without the view: sets `next` past the bytes. */
+function skipBytesAt(buf: Buffer, position: number, end: number, what: string): void {
+  const length = varintAt(buf, position, end);
+  if (length === -1) return;
+  if (length < -1) throw new CorruptRecordError(`invalid ${what} length ${length} at byte ${position}`);
+  const start = next;
+  if (start + length > end) {
+    throw new CorruptRecordError(`${what} of ${length} bytes at byte ${position} runs past the end of its record`);
+  }
+  next = start + length;
+}

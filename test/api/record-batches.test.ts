@@ -160,6 +160,7 @@ describe('record-batches body', () => {
       ['a control batch', () => encodeBatchFrames([{ partition: 0, batch: edited(good(), (c) => c.writeInt16BE(0x20, 21)) }]), 400, 'INVALID_REQUEST', 'control'],
       ['lastOffsetDelta not count - 1', () => encodeBatchFrames([{ partition: 0, batch: edited(good(), (c) => c.writeInt32BE(5, 23)) }]), 400, 'INVALID_REQUEST', 'lastOffsetDelta'],
       ['offsets not dense', () => encodeBatchFrames([{ partition: 0, batch: sparseBatch() }]), 400, 'INVALID_REQUEST', 'offsetDelta'],
+      ['a negative record timestamp', () => encodeBatchFrames([{ partition: 0, batch: edited(good(), (c) => c.writeBigInt64BE(-5n, 27)) }]), 400, 'INVALID_REQUEST', 'negative timestamp'],
       ['a non-zero baseOffset', () => encodeBatchFrames([{ partition: 0, batch: encodeRecordBatch(records(2), { baseOffset: 7 }) }]), 400, 'INVALID_REQUEST', 'baseOffset'],
       ['recordCount 0', () => encodeBatchFrames([{ partition: 0, batch: emptyBatch() }]), 400, 'INVALID_REQUEST', 'no records'],
       ['a partition that does not exist', () => encodeBatchFrames([{ partition: 0, batch: good() }, { partition: 2, batch: good() }]), 404, 'UNKNOWN_TOPIC_OR_PARTITION'],
