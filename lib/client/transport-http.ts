@@ -1,4 +1,4 @@
-// HTTP transport for the JSON API (api.md). Requests to an AWS API Gateway endpoint
+// HTTP transport for the JSON API (api.md), over node:http / node:https (http-request.ts). Requests to an AWS API Gateway endpoint
 // (`*.execute-api.<region>.amazonaws.com`, IAM authorization) or a Lambda function URL
 // (`*.lambda-url.<region>.on.aws`) are SigV4-signed with the AWS SDK's own signer and credential
 // chain; local endpoints (`npm start`, tests) are sent unsigned unless `signRequests` says otherwise.
@@ -14,6 +14,7 @@ import {
   RECORD_BATCHES_MEDIA_TYPE,
   namesRecordBatches,
 } from '../api/batch-body.js';
+import { type HttpAgents, createAgents, exchange } from './http-request.js';
 import { type BatchesReply, expandPath, queryStrings, type SluiceRequest, type Transport } from './transport.js';
 
 export interface HttpTransportOptions {
@@ -56,6 +57,7 @@ export class HttpTransport implements Transport {
   readonly endpoint: URL;
   private readonly signer?: SignatureV4;
   private readonly requestTimeoutMs: number;
+  private readonly agents: HttpAgents = createAgents();
 
   constructor(options: HttpTransportOptions) {
     this.endpoint = new URL(options.endpoint.replace(/\/+$/, ''));
@@ -94,14 +96,14 @@ export class HttpTransport implements Transport {
       });
       headers = signed.headers as Record<string, string>;
     }
-    delete headers.host; // fetch sets Host itself and refuses to be told
+    delete headers.host; // node:http sets Host from the URL
     const url = new URL(this.endpoint.origin + path);
     for (const [k, v] of Object.entries(query)) url.searchParams.set(k, v);
 
     const timeoutMs = request.timeoutMs ?? this.requestTimeoutMs;
-    let response: Response;
+    let response: Awaited<ReturnType<typeof exchange>>;
     try {
-      response = await fetch(url, { method: request.method, headers, body: body as BodyInit | undefined, signal: request.signal ? AbortSignal.any([request.signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs) });
+      response = await exchange(this.agents, { method: request.method, url, headers, body, signal: request.signal, timeoutMs });
     } catch (e) {
       if (request.signal?.aborted) throw new SluiceClientError('ABORTED', `${request.method} ${path} was cancelled`, { cause: e });
       const timedOut = e instanceof Error && (e.name === 'TimeoutError' || e.name === 'AbortError');
@@ -111,10 +113,13 @@ export class HttpTransport implements Transport {
         { retriable: true, cause: e },
       );
     }
-    if (response.ok && namesRecordBatches(response.headers.get('content-type') ?? undefined)) {
-      return batchesReply(Buffer.from(await response.arrayBuffer()), response.headers) as T;
-    }
-    const text = await response.text();
+    const ok = response.status >= 200 && response.status < 300;
+    const header = (name: string) => {
+      const value = response.headers[name];
+      return Array.isArray(value) ? value.join(',') : (value ?? null);
+    };
+    if (ok && namesRecordBatches(header('content-type') ?? undefined)) return batchesReply(response.body, header) as T;
+    const text = response.body.toString('utf8');
     let parsed: unknown = undefined;
     if (text.length > 0) {
       try {
@@ -123,22 +128,24 @@ export class HttpTransport implements Transport {
         parsed = text;
       }
     }
-    if (!response.ok) throw errorFromReply(response.status, parsed, retryAfterMs(response.headers.get('retry-after')));
+    if (!ok) throw errorFromReply(response.status, parsed, retryAfterMs(header('retry-after')));
     return parsed as T;
   }
 }
 
-function batchesReply(batches: Buffer, headers: Headers): BatchesReply {
+function batchesReply(batches: Buffer, header: (name: string) => string | null): BatchesReply {
   const number = (name: string) => {
-    const value = Number(headers.get(name));
-    if (headers.get(name) === null || !Number.isSafeInteger(value)) throw new SluiceClientError('UNKNOWN_SERVER_ERROR', `record-batches reply without a valid ${name} header`);
+    const value = Number(header(name));
+    if (header(name) === null || !Number.isSafeInteger(value)) throw new SluiceClientError('UNKNOWN_SERVER_ERROR', `record-batches reply without a valid ${name} header`);
     return value;
   };
   return { batches, nextOffset: number(NEXT_OFFSET_HEADER), highWatermark: number(HIGH_WATERMARK_HEADER), logStartOffset: number(LOG_START_OFFSET_HEADER) };
 }
 
 function describeCause(e: unknown): string {
-  const cause = (e as { cause?: { code?: string; message?: string } })?.cause;
+  const error = e as { code?: string; message?: string; cause?: { code?: string; message?: string } } | undefined;
+  if (error?.code) return `${error.code}${error.message ? ` (${error.message})` : ''}`;
+  const cause = error?.cause;
   if (cause?.code) return `${cause.code}${cause.message ? ` (${cause.message})` : ''}`;
   return e instanceof Error ? e.message : String(e);
 }

@@ -55,6 +55,81 @@ describe('HTTP transport signing', () => {
   });
 });
 
+describe('HTTP transport exchanges', () => {
+  let url: string;
+  const sockets = new Set<unknown>();
+  const bodies: { contentType?: string; length?: string; body: Buffer }[] = [];
+  const server = createServer((req, res) => {
+    sockets.add(req.socket);
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      bodies.push({ contentType: req.headers['content-type'], length: req.headers['content-length'], body: Buffer.concat(chunks) });
+      if (req.url?.startsWith('/slow')) return; // never answers
+      if (req.url?.startsWith('/fail')) {
+        res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '2' });
+        res.end(JSON.stringify({ error: { code: 'THROTTLING', message: 'slow down', retriable: true } }));
+        return;
+      }
+      if (req.url?.startsWith('/cut')) {
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
+        res.write('{"par');
+        setTimeout(() => res.socket?.destroy(), 10);
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ echoed: Buffer.concat(chunks).length }));
+    });
+  });
+  beforeAll(async () => {
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => {
+    server.closeAllConnections();
+    return new Promise<void>((r) => server.close(() => r()));
+  });
+
+  it('sends a record-batches body byte for byte, with its length, and reuses one connection', async () => {
+    const transport = new HttpTransport({ endpoint: url });
+    const batches = Buffer.from(Array.from({ length: 300_000 }, (_, i) => (i * 31) & 0xff));
+    sockets.clear();
+    for (let i = 0; i < 3; i++) {
+      const reply = await transport.request<{ echoed: number }>({ op: 'produce', method: 'POST', path: '/v1/topics/{topic}/records', params: { topic: 't' }, batches });
+      expect(reply).toEqual({ echoed: batches.length });
+    }
+    expect(bodies.at(-1)).toEqual({ contentType: 'application/vnd.sluice.record-batches', length: String(batches.length), body: batches });
+    expect(sockets.size).toBe(1);
+  });
+
+  it('maps an error answer with its Retry-After', async () => {
+    await expect(new HttpTransport({ endpoint: url }).request({ op: 'x', method: 'GET', path: '/fail' })).rejects.toMatchObject({
+      code: 'THROTTLING',
+      retriable: true,
+      retryAfterMs: 2000,
+    });
+  });
+
+  it('times out, is cancelled, and reports a refused connection and a cut answer as retriable network errors', async () => {
+    const transport = new HttpTransport({ endpoint: url, requestTimeoutMs: 100 });
+    await expect(transport.request({ op: 'x', method: 'GET', path: '/slow' })).rejects.toMatchObject({ code: 'REQUEST_TIMED_OUT', retriable: true });
+    const controller = new AbortController();
+    const pending = transport.request({ op: 'x', method: 'GET', path: '/slow', timeoutMs: 5_000, signal: controller.signal });
+    setTimeout(() => controller.abort(), 20);
+    await expect(pending).rejects.toMatchObject({ code: 'ABORTED' });
+    await expect(transport.request({ op: 'x', method: 'GET', path: '/cut', timeoutMs: 5_000 })).rejects.toMatchObject({ code: 'NETWORK_ERROR', retriable: true });
+    const closed = createServer();
+    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', () => r()));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise<void>((r) => closed.close(() => r()));
+    await expect(new HttpTransport({ endpoint: `http://127.0.0.1:${port}` }).request({ op: 'x', method: 'GET', path: '/' })).rejects.toMatchObject({
+      code: 'NETWORK_ERROR',
+      retriable: true,
+      message: expect.stringContaining('ECONNREFUSED'),
+    });
+  });
+});
+
 describe('Lambda transport', () => {
   let endpoint: string;
   const invoked: string[] = [];
