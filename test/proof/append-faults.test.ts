@@ -7,6 +7,7 @@
 // liveness: after one fault, every idempotent batch ends up acknowledged exactly once.
 import { describe, expect, it } from 'vitest';
 import type { SluiceContext } from '../../lib/context.js';
+import { TAIL_MAX_RANGES } from '../../lib/log/partition-tail.js';
 import { createTestContext } from '../support/storage.js';
 import { FAULT_KINDS, type FaultKind, injectAt, recordCalls } from './faults.js';
 import { checkLogInvariants, Ledger } from './invariants.js';
@@ -18,8 +19,17 @@ interface Step {
   readonly sequence?: number;
 }
 
-// Cold plain append, warm plain, two idempotent (first and continuing sequence), a last plain one.
-const SCRIPT: Step[] = [{ count: 2 }, { count: 3 }, { count: 2, sequence: 0 }, { count: 1, sequence: 2 }, { count: 1 }];
+// Cold plain append, warm plain, two idempotent (first and continuing sequence), plain ones until
+// STATE's tail is full, then an idempotent append whose commit spills the tail, a last plain one.
+const SCRIPT: Step[] = [
+  { count: 2 },
+  { count: 3 },
+  { count: 2, sequence: 0 },
+  { count: 1, sequence: 2 },
+  ...Array.from({ length: TAIL_MAX_RANGES - 4 }, () => ({ count: 1 })),
+  { count: 2, sequence: 3 },
+  { count: 1 },
+];
 const PRODUCER = { producerId: 7001, producerEpoch: 0 };
 
 async function runScript(shared: SluiceContext, first: SluiceContext, topic: string, ledger: Ledger, crashed: () => boolean) {
@@ -51,7 +61,9 @@ describe('fault injection at every AWS call of append', () => {
     const calls = recordCalls(clean);
     await runScript(shared, clean, `clean-${kind}`, new Ledger(), () => false);
     const total = calls.calls.length;
-    expect(total).toBeGreaterThanOrEqual(SCRIPT.length * 3);
+    // A lease, an object and a commit per append, and at least one spill.
+    expect(total).toBeGreaterThanOrEqual(1 + SCRIPT.length * 2 + 1);
+    expect(calls.calls.filter((c) => c.command === 'PutItem').length).toBeGreaterThanOrEqual(1);
 
     let fired = 0;
     for (let k = 1; k <= total; k++) {

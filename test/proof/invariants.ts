@@ -14,6 +14,7 @@ import { expect } from 'vitest';
 import type { SluiceError } from '../../lib/api/errors.js';
 import type { SluiceContext } from '../../lib/context.js';
 import type { PartitionAppendResult } from '../../lib/log/append.js';
+import { decodeRanges } from '../../lib/log/segment-range.js';
 import { allSegmentItems } from '../../lib/metadata/manifest.js';
 import { getPartitionState } from '../../lib/metadata/partition-state.js';
 import { commitOffsets, fetchCommittedOffsets } from '../../lib/groups/offsets.js';
@@ -87,16 +88,18 @@ export async function checkLogInvariants(ctx: SluiceContext, topic: string, part
   expect(records.length, `${where}: ${records.length} records between ${logStartOffset} and ${highWatermark}`).toBe(highWatermark - logStartOffset);
   records.forEach((r, i) => expect(r.offset, `${where}: dense offsets`).toBe(logStartOffset + i));
 
-  // Committed manifest items tile [logStartOffset, highWatermark).
-  const items = [];
+  // Committed manifest entries (SEG items, then the ranges STATE's tail lists) tile [logStartOffset, highWatermark).
+  const items: { baseOffset: number; lastOffset: number }[] = decodeRanges(ctx, topic, partition, state.tail).filter(
+    (r) => r.lastOffset >= logStartOffset,
+  );
   for await (const item of allSegmentItems(ctx, topic, partition)) {
     if (item.baseOffset < highWatermark && item.lastOffset >= logStartOffset) items.push(item);
   }
-  items.sort((a, b) => a.baseOffset - b.baseOffset);
+  items.sort((a, b) => a.baseOffset - b.baseOffset || b.lastOffset - a.lastOffset);
   if (highWatermark > logStartOffset) {
     expect(items[0]?.baseOffset, `${where}: first committed item holds logStartOffset`).toBeLessThanOrEqual(logStartOffset);
-    // Items wholly inside an earlier one are compaction leftovers (replaced, not yet deleted):
-    // readers step over them. Anything else must start right after what is covered: no gap, no overlap.
+    // Items wholly inside an earlier one are compaction leftovers (replaced, not yet deleted), or
+    // ranges of a tail spilled twice: readers step over them. Anything else must start right after what is covered: no gap, no overlap.
     let end = items[0].lastOffset;
     for (let i = 1; i < items.length; i++) {
       if (items[i].lastOffset <= end) continue;
