@@ -43,7 +43,7 @@ import {
   lockPartitions,
   rememberLeaderView,
 } from './partition-leader.js';
-import { type TailPlan, planTail, tailMaxAgeMs } from './partition-tail.js';
+import { type TailLimits, type TailPlan, planTail, tailLimits } from './partition-tail.js';
 import { layoutProduceObject } from './produce-object.js';
 import { checkProducerSequence } from './producer-sequence.js';
 import { putObject } from './write-segment.js';
@@ -82,10 +82,12 @@ export interface AppendOptions {
    */
   readonly indexIntervalBytes?: number;
   /**
-   * Topic `segment.ms`: STATE's tail is spilled into a SEG item once its oldest range is this old
-   * (at most partition-tail.ts TAIL_MAX_AGE_MS), as Kafka rolls its active segment.
+   * Topic `segment.ms` and `segment.bytes`: STATE's tail is spilled into a SEG item before it
+   * would span more (partition-tail.ts; the age at most TAIL_MAX_AGE_MS), as Kafka rolls its
+   * active segment. @default no limit but partition-tail.ts's own
    */
   readonly segmentMs?: number;
+  readonly segmentBytes?: number;
 }
 
 /** Bound on protocol rounds (leadership changes, refreshed views) within one append. */
@@ -142,7 +144,7 @@ export async function appendToPartitions(
     const release = await lockPartitions(writes.map((w) => w.key));
     try {
       for (const w of writes) w.leader = liveLeaderView(ctx, w.key);
-      await appendLocked(ctx, topic, writes, ctx.now() + ctx.leaseWaitMs, tailMaxAgeMs(options.segmentMs));
+      await appendLocked(ctx, topic, writes, ctx.now() + ctx.leaseWaitMs, tailLimits(options));
     } finally {
       release();
     }
@@ -207,7 +209,7 @@ async function appendLocked(
   topic: string,
   writes: readonly PartitionWrite[],
   deadline: number,
-  tailMaxAge: number,
+  limits: TailLimits,
 ): Promise<void> {
   for (let round = 0; ; round++) {
     const active = writes.filter((w) => !w.result);
@@ -220,7 +222,7 @@ async function appendLocked(
     }
     await forEachWrite(topic, active, (w) => stampRound(ctx, topic, w, deadline));
     const ready = active.filter((w) => !w.result && w.round);
-    if (ready.length > 0) await writeAndCommit(ctx, topic, ready, tailMaxAge);
+    if (ready.length > 0) await writeAndCommit(ctx, topic, ready, limits);
   }
 }
 
@@ -267,13 +269,13 @@ async function stampRound(ctx: SluiceContext, topic: string, w: PartitionWrite, 
  * Steps 1 and 2 for every stamped partition: one object (and, for a partition whose tail is full,
  * the spill of that tail into a SEG item), then one commit per partition.
  */
-async function writeAndCommit(ctx: SluiceContext, topic: string, ready: readonly PartitionWrite[], tailMaxAge: number): Promise<void> {
+async function writeAndCommit(ctx: SluiceContext, topic: string, ready: readonly PartitionWrite[], limits: TailLimits): Promise<void> {
   const object = layoutProduceObject(
     ctx,
     topic,
     ready.map((w) => ({ partition: w.append.partition, epoch: w.leader!.epoch, batch: w.round!.batch, minTimestamp: w.minTimestamp })),
   );
-  const plans = ready.map((w, i) => planTail(ctx, topic, w.append.partition, w.leader!.tail, object.items[i], w.leader!.epoch, tailMaxAge));
+  const plans = ready.map((w, i) => planTail(ctx, topic, w.append.partition, w.leader!.tail, object.items[i], w.leader!.epoch, limits));
   // allSettled: never leave a request running after we return.
   const [put, ...spills] = await Promise.allSettled([
     putObject(ctx, object.objectKey, object.body),

@@ -27,7 +27,7 @@ import {
   tryAcquireMaintenanceLease,
 } from './maintenance-store.js';
 import { readPartitionSnapshot } from './partition-snapshot.js';
-import { spillIdleTail, tailMaxAgeMs } from './partition-tail.js';
+import { spillIdleTail, tailLimits } from './partition-tail.js';
 import { applyRetention } from './retention.js';
 
 export interface MaintenanceOptions {
@@ -172,7 +172,7 @@ export async function maintainPartition(
 ): Promise<void> {
   let snapshot = await readPartitionSnapshot(ctx, meta.name, partition);
   // An idle partition's old tail goes to a SEG item, where retention and compaction reach it.
-  if (await spillIdleTail(ctx, snapshot.state, tailMaxAgeMs(meta.config['segment.ms']))) {
+  if (await spillIdleTail(ctx, snapshot.state, tailLimits({ segmentMs: meta.config['segment.ms'] }).maxAgeMs)) {
     report.tailSpills++;
     snapshot = await readPartitionSnapshot(ctx, meta.name, partition);
   }

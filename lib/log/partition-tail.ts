@@ -37,9 +37,16 @@ export const TAIL_MAX_RANGES = 8;
  */
 export const TAIL_MAX_AGE_MS = 60_000;
 
-/** How old the tail's oldest range may get, for a topic's `segment.ms`. */
-export function tailMaxAgeMs(segmentMs = Infinity): number {
-  return Math.min(segmentMs, TAIL_MAX_AGE_MS);
+/** When a tail is spilled, beyond its size in STATE: the topic's segment limits, as Kafka rolls its active segment. */
+export interface TailLimits {
+  /** The oldest range's age, and the span of record timestamps: `segment.ms`, at most TAIL_MAX_AGE_MS. */
+  readonly maxAgeMs: number;
+  /** Bytes of the ranges listed: `segment.bytes`. */
+  readonly maxDataBytes: number;
+}
+
+export function tailLimits(config: { readonly segmentMs?: number; readonly segmentBytes?: number } = {}): TailLimits {
+  return { maxAgeMs: Math.min(config.segmentMs ?? Infinity, TAIL_MAX_AGE_MS), maxDataBytes: config.segmentBytes ?? Infinity };
 }
 
 export interface TailPlan {
@@ -59,25 +66,27 @@ export function planTail(
   current: readonly string[],
   added: SegmentItem,
   epoch: number,
-  maxAgeMs = TAIL_MAX_AGE_MS,
+  limits: TailLimits = tailLimits(),
 ): TailPlan {
   const entry = encodeRange(ctx, topic, partition, added);
   const grown = [...current, entry];
-  if (current.length === 0 || !mustSpill(ctx, topic, partition, grown, maxAgeMs)) return { tail: grown, segmentsDelta: 1 };
+  if (current.length === 0 || !mustSpill(ctx, topic, partition, grown, limits)) return { tail: grown, segmentsDelta: 1 };
   return { tail: [entry], spill: spillItem(ctx, topic, partition, current, epoch), segmentsDelta: 2 - current.length };
 }
 
 /**
- * Whether the grown tail is past a bound: ranges, bytes, the age of its oldest range, or (as Kafka
- * rolls a segment by record time) records spanning more than `maxAgeMs`, so that a spilled item,
- * like a merged segment, spans at most segment.ms unless one range does.
+ * Whether the grown tail is past a bound: its ranges or their encoded bytes (STATE's size), the
+ * age of its oldest range, or (as Kafka rolls a segment) records spanning more than segment.ms or
+ * data over segment.bytes, so that a spilled item, like a merged segment, stays within both
+ * unless one range alone does not.
  */
-function mustSpill(ctx: SluiceContext, topic: string, partition: number, tail: readonly string[], maxAgeMs: number): boolean {
+function mustSpill(ctx: SluiceContext, topic: string, partition: number, tail: readonly string[], limits: TailLimits): boolean {
   if (tail.length > TAIL_MAX_RANGES) return true;
   if (tail.reduce((n, e) => n + e.length, 0) > TAIL_MAX_BYTES) return true;
   const ranges = decodeRanges(ctx, topic, partition, tail);
   const span = Math.max(...ranges.map((r) => r.maxTimestamp)) - Math.min(...ranges.map((r) => r.minTimestamp));
-  return span > maxAgeMs || ctx.now() - ranges[0].createdAt >= maxAgeMs;
+  const dataBytes = ranges.reduce((n, r) => n + r.size, 0);
+  return span > limits.maxAgeMs || dataBytes > limits.maxDataBytes || ctx.now() - ranges[0].createdAt >= limits.maxAgeMs;
 }
 
 function isTailOld(ctx: SluiceContext, topic: string, partition: number, tail: readonly string[], maxAgeMs: number): boolean {

@@ -23,7 +23,7 @@ export function withClock(ctx: SluiceContext): ClockedContext {
 
 /**
  * Appends one batch of `values` stamped `timestamp` (default ctx.now()) as the produce API does
- * (with the topic's segment.ms, when the topic exists); returns its base offset.
+ * (with the topic's segment.ms and segment.bytes, when the topic exists); returns its base offset.
  */
 export async function appendValues(ctx: SluiceContext, topic: string, values: string[], timestamp = ctx.now(), partition = 0): Promise<number> {
   const meta = await getTopic(ctx, topic);
@@ -31,7 +31,7 @@ export async function appendValues(ctx: SluiceContext, topic: string, values: st
     ctx,
     topic,
     [{ partition, records: values.map((v) => ({ timestamp, key: null, value: Buffer.from(v) })) }],
-    { segmentMs: meta?.config['segment.ms'] },
+    { segmentMs: meta?.config['segment.ms'], segmentBytes: meta?.config['segment.bytes'] },
   );
   if ('error' in result) throw result.error;
   return result.baseOffset;

@@ -39,7 +39,8 @@ async function populate(shared: SluiceContext, writer: SluiceContext, topic: str
   await createTopic(shared, topic, 1, { 'retention.bytes': 2000, 'segment.bytes': 1500 });
   for (let i = 0; i < 7; i++) {
     const values = batchValues(topic, 1 + (i % 3)).map((v) => `${v}:${'m'.repeat(150)}`);
-    expect(ledger.settle(ledger.begin(0, values), await appendBatch(writer, topic, 0, values))).toBe(true);
+    // As the produce API does: the topic's segment.bytes rolls STATE's tail into SEG items.
+    expect(ledger.settle(ledger.begin(0, values), await appendBatch(writer, topic, 0, values, undefined, { segmentBytes: 1500 }))).toBe(true);
   }
 }
 

@@ -3,7 +3,7 @@
 // as design.md requires) and its own clock. Clocks are injected (`ctx.now`) so a test can move a
 // process past a lease's expiry without sleeping, or skew two processes against each other.
 import { createContext, type SluiceContext } from '../../lib/context.js';
-import { appendToPartitions, type PartitionAppendResult } from '../../lib/log/append.js';
+import { type AppendOptions, appendToPartitions, type PartitionAppendResult } from '../../lib/log/append.js';
 import { readRecords } from '../../lib/log/read.js';
 import type { RecordInput } from '../../lib/records/index.js';
 import { emulatorClients } from '../support/storage.js';
@@ -61,8 +61,9 @@ export async function appendBatch(
   partition: number,
   values: readonly string[],
   producer?: ProducerIdentity & { readonly baseSequence: number },
+  options?: AppendOptions,
 ): Promise<PartitionAppendResult> {
-  const [result] = await appendToPartitions(ctx, topic, [{ partition, records: toRecords(values), producer }]);
+  const [result] = await appendToPartitions(ctx, topic, [{ partition, records: toRecords(values), producer }], options);
   return result;
 }
 
