@@ -32,6 +32,8 @@ export async function appendAndAnswer(
 ): Promise<AppendAnswer> {
   const results = await appendToPartitions(ctx, topic.name, appends, {
     indexIntervalBytes: topic.config['index.interval.bytes'],
+    segmentMs: topic.config['segment.ms'],
+    segmentBytes: topic.config['segment.bytes'],
   });
   const byPartition = new Map<number, PartitionAppendResult>();
   for (const r of results) byPartition.set(r.partition, r);
