@@ -2,7 +2,8 @@
 // depths, in this process and in the emulator process, per MiB of record values —
 //   1. log layer: appendToPartitions / readRecords on Buffers (the storage protocol, codec, SDK);
 //   2. + handler: handleHttp in process (JSON parse, validation, value conversions, JSON response);
-//   3. + HTTP: the full local server over loopback with a fetch() client (what section (c) measures).
+//   3. + HTTP: the full local server over loopback with the Sluice client's HTTP exchange
+//      (node:http with keep-alive, lib/client/http-request.ts; what section (c) measures).
 // The differences between rows are what each layer adds. Each path is measured twice: with the
 // JSON contract, then with the record-batches body (lib/api/batch-body.ts) at the same three depths
 // (log layer: appendToPartitions of the client's encoded batch / readBatches; + handler: handleHttp
@@ -13,6 +14,7 @@ import type { SluiceContext } from '../lib/context.js';
 import { handleHttp } from '../lib/api/router.js';
 import { NEXT_OFFSET_HEADER, RECORD_BATCHES_MEDIA_TYPE, encodeBatchFrames } from '../lib/api/batch-body.js';
 import { decodeFetchedBatches } from '../lib/client/consumed-message.js';
+import { createAgents, exchange } from '../lib/client/http-request.js';
 import { appendToPartitions } from '../lib/log/append.js';
 import { readBatches, readRecords } from '../lib/log/read.js';
 import { createTopic } from '../lib/metadata/topics.js';
@@ -63,6 +65,11 @@ const ok = (status: number, body: string) => {
   return body;
 };
 
+const agents = createAgents();
+/** An HTTP request as the Sluice client sends it (node:http, keep-alive). */
+const request = (url: string, method: string, headers: Record<string, string> = {}, body?: string | Buffer) =>
+  exchange(agents, { method, url: new URL(url), headers, body, timeoutMs: 60_000 });
+
 export async function benchBreakdown(storage: BenchStorage, seconds: number, concurrency: number): Promise<BreakdownRow[]> {
   const ctx: SluiceContext = await storage.newContext();
   // A keyless request's one batch holds 1 MiB of values plus framing: over Kafka's default
@@ -85,9 +92,9 @@ export async function benchBreakdown(storage: BenchStorage, seconds: number, con
         ok(r.status, r.body);
         return RECORDS * VALUE_BYTES;
       }],
-      ['+ HTTP (local server, fetch client)', async () => {
-        const res = await fetch(`${server.url}/v1/topics/b/records`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-        ok(res.status, JSON.stringify(await res.json()));
+      ['+ HTTP (local server, Sluice client HTTP)', async () => {
+        const res = await request(`${server.url}/v1/topics/b/records`, 'POST', { 'content-type': 'application/json' }, body);
+        JSON.parse(ok(res.status, res.body.toString()));
         return RECORDS * VALUE_BYTES;
       }],
     ];
@@ -108,9 +115,9 @@ export async function benchBreakdown(storage: BenchStorage, seconds: number, con
         ok(r.status, r.body);
         return RECORDS * VALUE_BYTES;
       }],
-      ['+ HTTP (local server, fetch client, batches body)', async (i) => {
-        const res = await fetch(`${server.url}/v1/topics/b/records`, { method: 'POST', headers: batchHeaders, body: frames[i % PARTITIONS] as BodyInit });
-        ok(res.status, JSON.stringify(await res.json()));
+      ['+ HTTP (local server, Sluice client HTTP, batches body)', async (i) => {
+        const res = await request(`${server.url}/v1/topics/b/records`, 'POST', batchHeaders, frames[i % PARTITIONS]);
+        JSON.parse(ok(res.status, res.body.toString()));
         return RECORDS * VALUE_BYTES;
       }],
     ];
@@ -137,11 +144,10 @@ export async function benchBreakdown(storage: BenchStorage, seconds: number, con
         const json = JSON.parse(ok(r.status, r.body)) as { records: { value: string }[] };
         return json.records.reduce((n, x) => n + x.value.length, 0);
       }],
-      ['+ HTTP (local server, fetch client)', async (i) => {
+      ['+ HTTP (local server, Sluice client HTTP)', async (i) => {
         const { p, offset } = take(i);
-        const res = await fetch(`${server.url}/v1/topics/b/partitions/${p}/records?offset=${offset}&maxBytes=${MIB}`);
-        const json = (await res.json()) as { records: { value: string }[] };
-        ok(res.status, '');
+        const res = await request(`${server.url}/v1/topics/b/partitions/${p}/records?offset=${offset}&maxBytes=${MIB}`, 'GET');
+        const json = JSON.parse(ok(res.status, res.body.toString())) as { records: { value: string }[] };
         return json.records.reduce((n, x) => n + x.value.length, 0);
       }],
     ];
@@ -166,15 +172,14 @@ export async function benchBreakdown(storage: BenchStorage, seconds: number, con
         ok(r.status, r.body);
         return valueBytesOf(Buffer.from(r.body, 'base64'), offset);
       }],
-      ['+ HTTP (local server, fetch client, batches answer)', async (i) => {
+      ['+ HTTP (local server, Sluice client HTTP, batches answer)', async (i) => {
         const { p, offset } = take(i);
-        const res = await fetch(`${server.url}/v1/topics/b/partitions/${p}/records?offset=${offset}&maxBytes=${MIB}`, {
-          headers: { accept: RECORD_BATCHES_MEDIA_TYPE },
+        const res = await request(`${server.url}/v1/topics/b/partitions/${p}/records?offset=${offset}&maxBytes=${MIB}`, 'GET', {
+          accept: RECORD_BATCHES_MEDIA_TYPE,
         });
-        const bytes = Buffer.from(await res.arrayBuffer());
-        ok(res.status, res.ok ? '' : bytes.toString());
-        if (res.headers.get(NEXT_OFFSET_HEADER) === null) throw new Error('record-batches answer without its next offset');
-        return valueBytesOf(bytes, offset);
+        ok(res.status, res.status === 200 ? '' : res.body.toString());
+        if (res.headers[NEXT_OFFSET_HEADER] === undefined) throw new Error('record-batches answer without its next offset');
+        return valueBytesOf(res.body, offset);
       }],
     ];
     for (const [depth, op] of fetchBatchDepths) rows.push({ path: 'fetch', body: 'batches', depth, ...(await measure(storage, ms, concurrency, op)) });

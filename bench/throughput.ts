@@ -14,9 +14,12 @@
 // Every Sluice row is measured twice: with the JSON contract, and with record batches
 // (application/vnd.sluice.record-batches: the client encodes RecordBatches and decodes + CRC-checks
 // fetched ones, as Kafka clients do; lib/api/batch-body.ts).
+// Both sides' clients speak node:http with keep-alive: the raw side through the AWS SDK, the Sluice
+// side through the Sluice client's own HTTP exchange (lib/client/http-request.ts), not fetch().
 import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { RECORD_BATCHES_MEDIA_TYPE, NEXT_OFFSET_HEADER, encodeBatchFrames } from '../lib/api/batch-body.js';
 import { decodeFetchedBatches } from '../lib/client/consumed-message.js';
+import { createAgents, exchange } from '../lib/client/http-request.js';
 import type { SluiceContext } from '../lib/context.js';
 import { partitionForKey } from '../lib/partitioners/index.js';
 import { type RecordInput, encodeRecordBatch } from '../lib/records/index.js';
@@ -131,12 +134,19 @@ async function alternate(storage: BenchStorage, ms: number, sides: readonly ((ms
   }));
 }
 
+const agents = createAgents();
+
+/** One request as the Sluice client sends it; the answer's status, headers and bytes. */
+async function send(url: string, method: string, headers: Record<string, string>, body?: string | Buffer) {
+  const res = await exchange(agents, { method, url: new URL(url), headers, body, timeoutMs: 60_000 });
+  if (res.status < 200 || res.status >= 300) throw new Error(`${method} ${url}: ${res.status} ${res.body.toString()}`);
+  return res;
+}
+
 async function call(url: string, method: string, body?: string | Buffer): Promise<Record<string, unknown>> {
   const contentType = typeof body === 'string' || body === undefined ? 'application/json' : RECORD_BATCHES_MEDIA_TYPE;
-  const res = await fetch(url, { method, headers: { 'content-type': contentType }, body: body as BodyInit | undefined });
-  const json = (await res.json()) as Record<string, unknown>;
-  if (!res.ok) throw new Error(`${method} ${url}: ${res.status} ${JSON.stringify(json)}`);
-  return json;
+  const res = await send(url, method, { 'content-type': contentType }, body);
+  return JSON.parse(res.body.toString('utf8')) as Record<string, unknown>;
 }
 
 /** Produces the same request bodies over and over (in turn); returns MB/s of record values. */
@@ -179,11 +189,9 @@ async function fetchFor(url: string, topic: string, c: Consumers, ms: number, co
       nextOffset = read.nextOffset as number;
     } else {
       // As a consumer does: decode every batch (CRC-32C checked), skip records below the offset.
-      const res = await fetch(path, { headers: { accept: RECORD_BATCHES_MEDIA_TYPE } });
-      const body = Buffer.from(await res.arrayBuffer());
-      if (!res.ok) throw new Error(`GET ${path}: ${res.status} ${body.toString()}`);
-      for (const m of decodeFetchedBatches(body, offset)) bytes += m.value!.length;
-      nextOffset = Number(res.headers.get(NEXT_OFFSET_HEADER));
+      const res = await send(path, 'GET', { accept: RECORD_BATCHES_MEDIA_TYPE });
+      for (const m of decodeFetchedBatches(res.body, offset)) bytes += m.value!.length;
+      nextOffset = Number(res.headers[NEXT_OFFSET_HEADER]);
     }
     c.next[p] = nextOffset >= c.ends[p] ? 0 : nextOffset;
     c.busy[p] = false;

@@ -1,6 +1,8 @@
 // The local server over real HTTP: requests become API Gateway events for the Lambda handlers.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RECORD_BATCHES_MEDIA_TYPE, encodeBatchFrames } from '../../lib/api/batch-body.js';
 import { startServer, type LocalServer } from '../../lib/local/server.js';
+import { decodeRecordBatches, encodeRecordBatch } from '../../lib/records/index.js';
 import { createTestContext } from '../support/storage.js';
 
 describe('local server', () => {
@@ -39,6 +41,28 @@ describe('local server', () => {
     expect(tombstone.body.records[0]).toMatchObject({ key: null, value: null });
     expect((await request('GET', '/v1/topics')).body.topics).toEqual([{ name: 'http', partitions: 2 }]);
     expect((await request('DELETE', '/v1/topics/http')).status).toBe(204);
+  });
+
+  it('carries concurrent multi-chunk binary bodies to the handlers intact, each its own', async () => {
+    expect((await request('POST', '/v1/topics', { name: 'bin', partitions: 4, config: { 'max.message.bytes': 2 ** 21 } })).status).toBe(201);
+    // ~600 KiB per body (many socket chunks), distinct bytes per partition, all in flight at once.
+    const valueOf = (p: number, i: number) => Buffer.alloc(600, (p * 37 + i) & 0xff);
+    const bodies = [0, 1, 2, 3].map((p) =>
+      encodeBatchFrames([{ partition: p, batch: encodeRecordBatch(Array.from({ length: 1000 }, (_, i) => ({ timestamp: 1, key: null, value: valueOf(p, i) })), { baseOffset: 0 }) }]),
+    );
+    const answers = await Promise.all(
+      bodies.map(async (body) => {
+        const res = await fetch(`${server.url}/v1/topics/bin/records`, { method: 'POST', headers: { 'content-type': RECORD_BATCHES_MEDIA_TYPE }, body: body as BodyInit });
+        return { status: res.status, body: await res.json() };
+      }),
+    );
+    for (const [p, answer] of answers.entries()) {
+      expect(answer, JSON.stringify(answer.body)).toMatchObject({ status: 200, body: { offsets: [{ partition: p, baseOffset: 0, count: 1000 }] } });
+      const res = await fetch(`${server.url}/v1/topics/bin/partitions/${p}/records?offset=0&maxBytes=${2 ** 21}`, { headers: { accept: RECORD_BATCHES_MEDIA_TYPE } });
+      const [batch] = decodeRecordBatches(Buffer.from(await res.arrayBuffer()));
+      expect(batch.records.length).toBe(1000);
+      batch.records.forEach((r, i) => expect(r.value!.equals(valueOf(p, i))).toBe(true));
+    }
   });
 
   it('answers routing and framing errors with the contract', async () => {
