@@ -30,8 +30,6 @@ import {
   type CompressionType,
   type RecordInput,
   encodeRecordBatch,
-  setBaseOffset,
-  setPartitionLeaderEpoch,
 } from '../records/index.js';
 import { commitPartition } from './append-commit.js';
 import {
@@ -99,14 +97,13 @@ interface PartitionWrite {
   readonly append: PartitionAppend;
   readonly key: string;
   readonly count: number;
-  /** Encoded once; each round stamps its base offset and leader epoch (both outside the CRC). */
+  /** Encoded once; each round's object stamps its base offset and leader epoch on a copy (both outside the CRC). */
   readonly unstamped: Buffer;
   readonly minTimestamp: number;
   /** Undefined when the next round must (re)take the lease. */
   leader?: LeaderView;
   round?: {
     readonly baseOffset: number;
-    readonly batch: Buffer;
     readonly producerEntry?: { readonly expected: ProducerBatchState | undefined; readonly lastSequence: number };
   };
   result?: PartitionAppendResult;
@@ -235,7 +232,7 @@ async function takeLeadership(ctx: SluiceContext, topic: string, w: PartitionWri
 
 /**
  * Makes sure the partition has a leader view, validates the producer sequence against it, and
- * stamps the batch with the base and epoch of this round. Leaves `round` unset when the partition
+ * fixes the base of this round (layoutProduceObject stamps it and the epoch on the batch). Leaves `round` unset when the partition
  * is done (a duplicate) or must go round again on a fresh lease.
  */
 async function stampRound(ctx: SluiceContext, topic: string, w: PartitionWrite, deadline: number): Promise<void> {
@@ -262,7 +259,7 @@ async function stampRound(ctx: SluiceContext, topic: string, w: PartitionWrite, 
     producerEntry = { expected, lastSequence: check.lastSequence };
   }
   const baseOffset = leader.nextOffset;
-  w.round = { baseOffset, batch: setPartitionLeaderEpoch(setBaseOffset(w.unstamped, baseOffset), leader.epoch), producerEntry };
+  w.round = { baseOffset, producerEntry };
 }
 
 /**
@@ -273,7 +270,13 @@ async function writeAndCommit(ctx: SluiceContext, topic: string, ready: readonly
   const object = layoutProduceObject(
     ctx,
     topic,
-    ready.map((w) => ({ partition: w.append.partition, epoch: w.leader!.epoch, batch: w.round!.batch, minTimestamp: w.minTimestamp })),
+    ready.map((w) => ({
+      partition: w.append.partition,
+      epoch: w.leader!.epoch,
+      baseOffset: w.round!.baseOffset,
+      batch: w.unstamped,
+      minTimestamp: w.minTimestamp,
+    })),
   );
   const plans = ready.map((w, i) => planTail(ctx, topic, w.append.partition, w.leader!.tail, object.items[i], w.leader!.epoch, limits));
   // allSettled: never leave a request running after we return.
@@ -313,7 +316,7 @@ async function writeAndCommit(ctx: SluiceContext, topic: string, ready: readonly
 
 async function commitRound(ctx: SluiceContext, topic: string, w: PartitionWrite, item: SegmentItem, plan: TailPlan): Promise<void> {
   const { partition, producer } = w.append;
-  const { baseOffset, batch, producerEntry } = w.round!;
+  const { baseOffset, producerEntry } = w.round!;
   const next: ProducerBatchState | undefined =
     producer && producerEntry
       ? {
@@ -331,7 +334,7 @@ async function commitRound(ctx: SluiceContext, topic: string, w: PartitionWrite,
     leader: w.leader!,
     baseOffset,
     count: w.count,
-    bytes: batch.length,
+    bytes: w.unstamped.length,
     objectKey: item.objectKey,
     tail: plan.tail,
     segmentsDelta: plan.segmentsDelta,

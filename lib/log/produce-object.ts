@@ -19,14 +19,20 @@ import { randomBytes } from 'node:crypto';
 import type { SluiceContext } from '../context.js';
 import type { SegmentItem } from '../metadata/types.js';
 import { readBatchHeader } from '../records/index.js';
+import { writeInt64 } from '../records/int64.js';
 import { newSegmentId, segmentObjectKey } from './segment-name.js';
 
 export const SHARED_PRODUCE_FOLDER = '_produce';
+/** RecordBatch v2 byte offsets of baseOffset (int64) and partitionLeaderEpoch (int32). */
+const BASE_OFFSET_FIELD = 0;
+const PARTITION_LEADER_EPOCH_FIELD = 12;
 
-/** One partition's stamped batch in a produce object. */
+/** One partition's batch in a produce object, with the base offset and leader epoch to stamp on it. */
 export interface ProduceRange {
   readonly partition: number;
   readonly epoch: number;
+  readonly baseOffset: number;
+  /** Exactly one RecordBatch, as encoded (whatever base offset and epoch it carries); not modified. */
   readonly batch: Buffer;
   readonly minTimestamp: number;
 }
@@ -49,22 +55,38 @@ export function sharedProduceObjectKey(prefix: string, ms: number, id = randomBy
   return `${sharedProduceFolder(prefix)}${hour}/${ms}-${id}.log`;
 }
 
-/** Lays out the object and the SEG item of each range; writes nothing. */
+/**
+ * Lays out the object and the range of each batch; writes nothing. Each batch is copied once, into
+ * the object's body, and stamped there with its base offset and partition leader epoch: both lie
+ * outside the CRC-32C, which is how a Kafka broker assigns offsets to a producer's batch.
+ */
 export function layoutProduceObject(ctx: SluiceContext, topic: string, ranges: readonly ProduceRange[]): ProduceObject {
   if (ranges.length === 0) throw new RangeError('a produce object needs at least one range');
   const now = ctx.now();
-  const headers = ranges.map((r) => readBatchHeader(r.batch));
+  const headers = ranges.map((r) => {
+    const header = readBatchHeader(r.batch);
+    if (header.sizeInBytes !== r.batch.length) {
+      throw new RangeError(`expected exactly one record batch of ${header.sizeInBytes} bytes, got ${r.batch.length} bytes`);
+    }
+    if (!Number.isSafeInteger(r.baseOffset + header.lastOffsetDelta) || r.baseOffset < 0) throw new RangeError(`bad base offset ${r.baseOffset}`);
+    if (!Number.isInteger(r.epoch) || r.epoch < 0 || r.epoch > 0x7fff_ffff) throw new RangeError(`bad leader epoch ${r.epoch}`);
+    return header;
+  });
   const objectKey =
     ranges.length === 1
-      ? segmentObjectKey(ctx.prefix, topic, ranges[0].partition, headers[0].baseOffset, newSegmentId(ranges[0].epoch), '.log')
+      ? segmentObjectKey(ctx.prefix, topic, ranges[0].partition, ranges[0].baseOffset, newSegmentId(ranges[0].epoch), '.log')
       : sharedProduceObjectKey(ctx.prefix, now);
+  const body = Buffer.allocUnsafe(ranges.reduce((n, r) => n + r.batch.length, 0));
   let position = 0;
   const items = ranges.map((r, i): SegmentItem => {
     const header = headers[i];
+    r.batch.copy(body, position);
+    writeInt64(body, r.baseOffset, position + BASE_OFFSET_FIELD);
+    body.writeInt32BE(r.epoch, position + PARTITION_LEADER_EPOCH_FIELD);
     const item: SegmentItem = {
-      baseOffset: header.baseOffset,
-      lastOffset: header.lastOffset,
-      count: header.lastOffset - header.baseOffset + 1,
+      baseOffset: r.baseOffset,
+      lastOffset: r.baseOffset + header.lastOffsetDelta,
+      count: header.lastOffsetDelta + 1,
       objectKey,
       position,
       size: r.batch.length,
@@ -76,5 +98,5 @@ export function layoutProduceObject(ctx: SluiceContext, topic: string, ranges: r
     position += r.batch.length;
     return item;
   });
-  return { objectKey, body: Buffer.concat(ranges.map((r) => r.batch)), items };
+  return { objectKey, body, items };
 }

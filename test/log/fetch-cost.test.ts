@@ -25,7 +25,7 @@ async function writeManySegments(ctx: SluiceContext, topic: string): Promise<voi
   for (let from = 0; from < SEGMENTS; from += 25) {
     await Promise.all(
       Array.from({ length: 25 }, async (_, i) => {
-        const object = layoutProduceObject(ctx, topic, [{ partition: 0, epoch, batch: batchAt(from + i, epoch), minTimestamp: from + i }]);
+        const object = layoutProduceObject(ctx, topic, [{ partition: 0, epoch, baseOffset: from + i, batch: batchAt(from + i, epoch), minTimestamp: from + i }]);
         bytes += object.body.length;
         await Promise.all([putObject(ctx, object.objectKey, object.body), putSegmentItem(ctx, topic, 0, object.items[0])]);
       }),
