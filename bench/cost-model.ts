@@ -5,9 +5,9 @@
 //
 // Two producer shapes over a 16-partition topic:
 //   - keyed: records spread over all partitions by key, so every produce request touches all 16
-//     (counted: 1 S3 PUT + 16 SEG puts + 16 STATE commits);
+//     (counted: 1 S3 PUT + 16 STATE commits + the occasional spill of a partition's STATE tail);
 //   - keyless: Kafka's sticky partitioner, so a request carries one partition's batch
-//     (counted: 1 S3 PUT + 1 SEG put + 1 STATE commit).
+//     (counted: 1 S3 PUT + 1 STATE commit + the occasional spill).
 // A client lingers `lingerMs` and then sends what it has as one request (capped at
 // MAX_REQUEST_BYTES; beyond that it sends several full requests).
 import type { RequestCounts } from './requests.js';
@@ -42,12 +42,27 @@ export interface Workload {
 
 /** What the model takes from the counted runs. */
 export interface CountedRequests {
-  /** Per warm produce request touching all partitions (keyed) and one partition (keyless). */
-  readonly perProduce: { readonly keyed: RequestCounts; readonly keyless: RequestCounts };
-  /** Per fetch (any offset: constant). */
-  readonly perFetch: RequestCounts;
+  /**
+   * Per warm produce request touching all partitions (keyed) and one partition (keyless): the
+   * requests, and the DynamoDB write units they cost (by the measured item sizes).
+   */
+  readonly perProduce: { readonly keyed: ProduceCounts; readonly keyless: ProduceCounts };
+  /** Per fetch answered from STATE's tail (a tailing consumer), and from a SEG item (compacted data). */
+  readonly perFetchTail: RequestCounts;
+  readonly perFetchItem: RequestCounts;
   /** One steady-state maintenance run (not the first) over `partitions` partitions. */
-  readonly maintenance: { readonly partitions: number; readonly merges: number; readonly replacedItems: number; readonly counts: RequestCounts };
+  readonly maintenance: {
+    readonly partitions: number;
+    readonly merges: number;
+    readonly replacedItems: number;
+    readonly replacedRanges: number;
+    readonly counts: RequestCounts;
+  };
+}
+
+export interface ProduceCounts {
+  readonly requests: RequestCounts;
+  readonly writeUnits: number;
 }
 
 export interface Assumptions {
@@ -117,19 +132,21 @@ const ddbReads = (c: RequestCounts) => n(c, 'ddb:GetItem') + n(c, 'ddb:Query');
 /** S3 request classes: PUT/COPY/POST/LIST at the PUT price, GET at the GET price (DELETE is free). */
 const s3Cost = (c: RequestCounts) =>
   (n(c, 's3:PutObject') + n(c, 's3:ListObjectsV2') + n(c, 's3:CopyObject')) * PRICES.s3Put + (n(c, 's3:GetObject') + n(c, 's3:HeadObject')) * PRICES.s3Get;
-/** Every item written is < 1 KB (1 WRU); every read 1 RRU (a manifest Query of a partition's few items stays under 4 KB per page). */
+/** Every item written here is < 1 KB (1 WRU); every read 1 RRU (a manifest Query of a partition's few items stays under 4 KB per page). */
 const ddbCost = (c: RequestCounts) => ddbWrites(c) * PRICES.ddbWriteUnit + ddbReads(c) * PRICES.ddbReadUnit;
 const apiGatewayCost = (bytes: number, a: Assumptions) => (a.apiGateway ? Math.max(1, Math.ceil(bytes / API_GATEWAY_METER_BYTES)) * PRICES.apiGatewayRequest : 0);
 
 /**
  * Maintenance $ per GB from one counted steady-state run: the run's requests split into a part per
- * replaced item (its ranged GET, its item delete), a part per merge (segment PUTs, merged item,
- * STATE) and a fixed part per run (snapshot reads, listings, job lease), scaled to this workload's
- * items per GB, one merge per partition per run, and runs per GB.
+ * replaced produce range (its ranged GET, and its share of an item delete: an item lists the
+ * ranges of a spilled STATE tail), a part per merge (segment PUTs, merged item, STATE) and a fixed
+ * part per run (snapshot reads, listings, job lease), scaled to this workload's ranges per GB, one
+ * merge per partition per run, and runs per GB.
  */
-function maintenancePerGb(w: Workload, itemsPerGb: number, counted: CountedRequests['maintenance'], a: Assumptions): number {
+function maintenancePerGb(w: Workload, rangesPerGb: number, counted: CountedRequests['maintenance'], a: Assumptions): number {
   const c = counted.counts;
-  const perItem = (n(c, 's3:GetObject') * PRICES.s3Get + n(c, 'ddb:DeleteItem') * PRICES.ddbWriteUnit) / counted.replacedItems;
+  // The run's ranged GETs and item deletes, per range it replaced (deletes are per item: fewer).
+  const perRange = (n(c, 's3:GetObject') * PRICES.s3Get + n(c, 'ddb:DeleteItem') * PRICES.ddbWriteUnit) / counted.replacedRanges;
   const perMerge = (n(c, 's3:PutObject') * PRICES.s3Put + (n(c, 'ddb:PutItem') + n(c, 'ddb:UpdateItem')) * PRICES.ddbWriteUnit) / counted.merges;
   const fixedPerPartition = (ddbReads(c) * PRICES.ddbReadUnit + n(c, 's3:ListObjectsV2') * PRICES.s3Put) / counted.partitions;
   const secondsPerGb = GB / (w.mbPerSecond * MB);
@@ -140,7 +157,7 @@ function maintenancePerGb(w: Workload, itemsPerGb: number, counted: CountedReque
   // Retention (modeled, not counted here): it drops whole compacted segments, at most one per
   // partition per run: one item delete and one STATE update each (S3 DELETE is free).
   const retentionPerPartitionRun = 2 * PRICES.ddbWriteUnit;
-  return itemsPerGb * perItem + runsPerGb * w.partitions * (mergesPerPartitionRun * perMerge + fixedPerPartition + retentionPerPartitionRun);
+  return rangesPerGb * perRange + runsPerGb * w.partitions * (mergesPerPartitionRun * perMerge + fixedPerPartition + retentionPerPartitionRun);
 }
 
 export function modelCost(w: Workload, counted: CountedRequests, a: Assumptions = ASSUMPTIONS): CostLine {
@@ -148,20 +165,20 @@ export function modelCost(w: Workload, counted: CountedRequests, a: Assumptions 
   const partitionsPerRequest = w.shape === 'keyed' ? w.partitions : 1;
   const requestBytes = Math.min(MAX_REQUEST_BYTES, (w.mbPerSecond * MB * w.lingerMs) / 1000);
   const requestsPerGb = GB / requestBytes;
-  const s3Put = requestsPerGb * s3Cost(perProduce);
-  const dynamodb = requestsPerGb * ddbCost(perProduce);
+  const s3Put = requestsPerGb * s3Cost(perProduce.requests);
+  const dynamodb = requestsPerGb * (perProduce.writeUnits * PRICES.ddbWriteUnit + ddbReads(perProduce.requests) * PRICES.ddbReadUnit);
   const produceSeconds = (a.produceBaseMs + (a.produceMsPerMb * requestBytes) / MB) / 1000;
   const lambda = requestsPerGb * (PRICES.lambdaRequest + a.lambdaGb * produceSeconds * PRICES.lambdaGbSecond);
   const apiGateway = requestsPerGb * apiGatewayCost(requestBytes * (1 + JSON_BYTES_PER_RECORD / w.recordBytes), a);
   const maintenance = maintenancePerGb(w, requestsPerGb * partitionsPerRequest, counted.maintenance, a);
   const total = s3Put + dynamodb + lambda + apiGateway + maintenance;
 
-  const perFetch = (bytes: number) =>
-    s3Cost(counted.perFetch) + ddbCost(counted.perFetch) + PRICES.lambdaRequest + a.lambdaGb * (a.fetchMs / 1000) * PRICES.lambdaGbSecond + apiGatewayCost(bytes, a);
-  // A tailing consumer's fetch answers from one manifest item: one request's range of the partition.
+  const perFetch = (counts: RequestCounts, bytes: number) =>
+    s3Cost(counts) + ddbCost(counts) + PRICES.lambdaRequest + a.lambdaGb * (a.fetchMs / 1000) * PRICES.lambdaGbSecond + apiGatewayCost(bytes, a);
+  // A tailing consumer's fetch answers from one manifest range (in STATE's tail): one request's range of the partition.
   const tailFetchBytes = Math.min(a.fetchMaxBytes, requestBytes / partitionsPerRequest);
-  const readTail = (GB / tailFetchBytes) * perFetch(tailFetchBytes);
-  const readCompacted = (GB / a.fetchMaxBytes) * perFetch(a.fetchMaxBytes);
+  const readTail = (GB / tailFetchBytes) * perFetch(counted.perFetchTail, tailFetchBytes);
+  const readCompacted = (GB / a.fetchMaxBytes) * perFetch(counted.perFetchItem, a.fetchMaxBytes);
 
   const gbPerHour = (w.mbPerSecond * MB * 3600) / GB;
   const kinesisOnDemand = {

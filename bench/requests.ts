@@ -8,14 +8,25 @@ import { runMaintenance } from '../lib/log/maintenance.js';
 import { readRecords } from '../lib/log/read.js';
 import { createTopic } from '../lib/metadata/topics.js';
 import type { RecordInput } from '../lib/records/index.js';
+import { largestPartitionItems } from './item-size.js';
 import { countStorageRequests } from './request-counter.js';
 import type { BenchStorage } from './storage.js';
 
 export type RequestCounts = Record<string, number>;
 
 export interface RequestsResult {
-  /** Average requests per warm produce request, by the number of partitions it touches. */
-  readonly produce: { readonly partitions: number; readonly requests: number; readonly perRequest: RequestCounts }[];
+  /**
+   * Average requests per warm produce request, by the number of partitions it touches, and the
+   * DynamoDB write units they cost: each write is billed by the larger of the item before and
+   * after, in 1 KB units (the largest STATE and SEG items seen, measured after the run).
+   */
+  readonly produce: {
+    readonly partitions: number;
+    readonly requests: number;
+    readonly perRequest: RequestCounts;
+    readonly largestItems: { readonly state: number; readonly segment: number };
+    readonly writeUnits: number;
+  }[];
   /** Requests per fetch at an offset of a partition of `segments` manifest items. */
   readonly fetch: { readonly segments: number; readonly offset: number; readonly perFetch: RequestCounts }[];
   /** S3 bytes written per record (RecordBatch framing included), by record value size and records per partition batch. */
@@ -30,6 +41,8 @@ export interface RequestsResult {
     readonly producesBefore: number;
     readonly merges: number;
     readonly replacedItems: number;
+    /** Produce ranges those items listed (a spilled STATE tail lists several). */
+    readonly replacedRanges: number;
     readonly rewrittenBytes: number;
     readonly counts: RequestCounts;
   }[];
@@ -54,7 +67,11 @@ export async function benchRequests(storage: BenchStorage, progress: (step: stri
     counter.reset();
     const n = 20;
     for (let i = 1; i <= n; i++) await appendToPartitions(ctx, 't', request(i));
-    produce.push({ partitions, requests: counter.total() / n, perRequest: average(counter.byKind(), n) });
+    const perRequest = average(counter.byKind(), n);
+    const largestItems = await largestPartitionItems(ctx, 't', partitions);
+    const units = (bytes: number) => Math.max(1, Math.ceil(bytes / 1024));
+    const writeUnits = (perRequest['ddb:UpdateItem'] ?? 0) * units(largestItems.state) + (perRequest['ddb:PutItem'] ?? 0) * units(largestItems.segment);
+    produce.push({ partitions, requests: counter.total() / n, perRequest, largestItems, writeUnits: Math.round(writeUnits * 100) / 100 });
   }
 
   progress('fetch cost in a 300-segment partition');
@@ -95,6 +112,7 @@ export async function benchRequests(storage: BenchStorage, progress: (step: stri
       producesBefore,
       merges: report.compaction.merges,
       replacedItems: report.compaction.replacedItems,
+      replacedRanges: report.compaction.replacedRanges,
       rewrittenBytes: report.compaction.rewrittenBytes,
       counts: counter.byKind(),
     });

@@ -3,7 +3,18 @@
 import { writeFileSync } from 'node:fs';
 import { benchBreakdown, type BreakdownRow } from './breakdown.js';
 import { benchCodec, type CodecResult } from './codec.js';
-import { ASSUMPTIONS, JSON_BYTES_PER_RECORD, MAX_REQUEST_BYTES, PRICES, lingerFor, modelCost, type CostLine, type CountedRequests, type ProducerShape } from './cost-model.js';
+import {
+  ASSUMPTIONS,
+  JSON_BYTES_PER_RECORD,
+  MAX_REQUEST_BYTES,
+  PRICES,
+  lingerFor,
+  modelCost,
+  type CostLine,
+  type CountedRequests,
+  type ProduceCounts,
+  type ProducerShape,
+} from './cost-model.js';
 import { describeMachine, machineMarkdown } from './machine.js';
 import { benchRequests, type RequestsResult } from './requests.js';
 import { startBenchStorage } from './storage.js';
@@ -56,7 +67,8 @@ function requestsSection(r: RequestsResult): string {
     '|---|---|---|',
     ...r.produce.map((p) => `| ${p.partitions} | ${p.requests} | ${kinds(p.perRequest)} |`),
     '',
-    'Fetch (maxBytes 1 MiB) in a partition of 300 manifest items (300 single-partition produce requests):',
+    'Fetch (maxBytes 1 MiB) in a partition of 300 produce ranges (300 single-partition produce requests; the newest few are listed in',
+    'STATE\'s tail, so a fetch there skips the manifest Query):',
     '',
     '| offset | requests | by kind |',
     '|---|---|---|',
@@ -68,17 +80,22 @@ function requestsSection(r: RequestsResult): string {
     '|---|---|---|',
     ...r.storedBytes.map((s) => `| ${s.valueBytes} B | ${s.recordsPerBatch} | ${s.s3BytesPerRecord} |`),
     '',
-    'DynamoDB holds one SEG item (~250 B) per partition batch and one STATE item per partition.',
+    'DynamoDB write units per produce (each write billed by the larger of the item before and after, in 1 KB units, from the largest',
+    'items measured after the run): the commit rewrites STATE, whose tail lists the newest ranges; a full tail is spilled into one SEG item.',
+    '',
+    '| partitions touched | largest STATE item | largest SEG item | DynamoDB write units per produce |',
+    '|---|---|---|---|',
+    ...r.produce.map((p) => `| ${p.partitions} | ${p.largestItems.state} B | ${p.largestItems.segment} B | ${p.writeUnits} |`),
     '',
     'Maintenance runs (runMaintenance: retention, compaction, sweep) over a 16-partition topic, each run after',
     `${r.maintenance[0]?.producesBefore} produce requests touching all 16 partitions (16 records of 1 KB each per partition); run 2 is the steady state`,
     '(it also re-merges run 1\'s segment, by compaction\'s half-size rule):',
     '',
-    '| run | merges | items replaced | MiB rewritten | requests | by kind |',
-    '|---|---|---|---|---|---|',
+    '| run | merges | items replaced | produce ranges they listed | MiB rewritten | requests | by kind |',
+    '|---|---|---|---|---|---|---|',
     ...r.maintenance.map(
       (m) =>
-        `| ${m.run} | ${m.merges} | ${m.replacedItems} | ${fx(m.rewrittenBytes / 2 ** 20, 1)} | ${Object.values(m.counts).reduce((a, b) => a + b, 0)} | ${kinds(m.counts)} |`,
+        `| ${m.run} | ${m.merges} | ${m.replacedItems} | ${m.replacedRanges} | ${fx(m.rewrittenBytes / 2 ** 20, 1)} | ${Object.values(m.counts).reduce((a, b) => a + b, 0)} | ${kinds(m.counts)} |`,
     ),
   ].join('\n');
 }
@@ -90,17 +107,20 @@ function breakdownSection(rows: BreakdownRow[], t: ThroughputResult): string {
   return [
     'Where the CPU goes: the same keyless 1 MiB produce (1024 × 1 KiB, one partition) and 1 MiB fetch, measured at three depths',
     `(8 concurrent callers, CPU ms per MiB of record values; for comparison raw S3 PUT ${fx(put.main)} / ${fx(put.emulators)} and raw ranged GET ${fx(get.main)} / ${fx(get.emulators)}`,
-    'main / emulators, from the table above). The "+ handler" fetch row includes the caller\'s JSON.parse of the response, as a client must.',
+    'main / emulators, from the table above). The "+ handler" fetch rows include the caller\'s decoding of the response (JSON.parse, or the',
+    'batches decoded with their CRC checked), as a client must.',
     'Read the CPU columns: the MB/s of these short single runs swing with the machine\'s load.',
     '',
-    '| path | depth | MB/s | CPU ms/MiB main | CPU ms/MiB emulators |',
-    '|---|---|---|---|---|',
-    ...rows.map((r) => `| ${r.path} | ${r.depth} | ${fx(r.mbps)} | ${fx(r.mainCpu)} | ${fx(r.emulatorCpu)} |`),
+    '| path | body | depth | MB/s | CPU ms/MiB main | CPU ms/MiB emulators |',
+    '|---|---|---|---|---|---|',
+    ...rows.map((r) => `| ${r.path} | ${r.body === 'json' ? 'JSON' : 'record batches'} | ${r.depth} | ${fx(r.mbps)} | ${fx(r.mainCpu)} | ${fx(r.emulatorCpu)} |`),
   ].join('\n');
 }
 
 function throughputSection(t: ThroughputResult, breakdown: BreakdownRow[]): string {
-  const depth = (path: 'produce' | 'fetch', i: number) => breakdown.filter((r) => r.path === path)[i];
+  const depth = (path: 'produce' | 'fetch', body: 'json' | 'batches', i: number) => breakdown.filter((r) => r.path === path && r.body === body)[i];
+  const added = (path: 'produce' | 'fetch', body: 'json' | 'batches', i: number) =>
+    fx(depth(path, body, i).mainCpu - (i === 0 ? 0 : depth(path, body, i - 1).mainCpu));
   const rawPut = t.rows.find((r) => r.path === 'produce, keyless (sticky)')!.rawCpu;
   const rawGet = t.rows.find((r) => r.path === 'fetch compacted')!.rawCpu;
   const pct = (a: number, b: number) => `**${fx((100 * a) / b, 0)}%**`;
@@ -112,6 +132,8 @@ function throughputSection(t: ThroughputResult, breakdown: BreakdownRow[]): stri
     `Local HTTP server (the same Lambda handlers, \`npm start\`'s server) in this process; dynalite + s3rver in a child process,`,
     `shared by both sides. ${t.concurrency} concurrent clients on each side, record values of ${t.valueBytes} B (ASCII, utf8 encoding),`,
     `${t.partitions} partitions. Sides alternate in 4 rounds (${t.secondsPerSide} s per side in all). Sluice MB/s counts record values; raw MB/s counts object bytes.`,
+    'Two request bodies: the JSON contract (what curl users send), and record batches (`application/vnd.sluice.record-batches`: Kafka\'s',
+    'RecordBatch v2 as the client encodes it, what the Sluice client sends by default; see the README).',
     'This machine is shared: between runs the ratios moved by several points (tail fetches by up to ±10); the CPU columns are steadier.',
     'CPU columns: CPU ms spent per MiB moved, in this process (clients + handlers; raw: the SDK client) and in the emulator process.',
     '',
@@ -122,29 +144,30 @@ function throughputSection(t: ThroughputResult, breakdown: BreakdownRow[]): stri
         `| ${r.path} | ${r.shape} | ${r.raw} | ${fx(r.sluiceMBps)} | ${fx(r.rawMBps)} | ${pct(r.sluiceMBps, r.rawMBps)} | ${fx(r.sluiceCpu.main)} / ${fx(r.sluiceCpu.emulators)} | ${fx(r.rawCpu.main)} / ${fx(r.rawCpu.emulators)} | ${r.sluiceRequests} / ${r.rawRequests} |`,
     ),
     '',
-    `Compaction before the last row: ${t.compaction.merges} merges of ${t.compaction.replacedItems} produce items, ${fx(t.compaction.rewrittenBytes / 2 ** 20, 0)} MiB rewritten.`,
+    `Compaction before the last rows: ${t.compaction.merges} merges of ${t.compaction.replacedItems} items, ${fx(t.compaction.rewrittenBytes / 2 ** 20, 0)} MiB rewritten.`,
     '',
     breakdownSection(breakdown, t),
     '',
     'Where the time goes (both processes share 2 cores, so the runs are CPU-bound and a ratio is roughly the ratio of total',
-    'CPU per MiB, raw ÷ Sluice; the breakdown below splits Sluice\'s CPU by layer):',
+    'CPU per MiB, raw ÷ Sluice; the breakdown above splits Sluice\'s CPU by layer):',
     '',
-    `- Produce: the log layer alone (encode + CRC-32C, one S3 PUT, SEG put + STATE commit through the SDK) costs ${fx(depth('produce', 0).mainCpu)} ms/MiB`,
+    `- Produce, JSON: the log layer alone (encode + CRC-32C, one S3 PUT, the STATE commit through the SDK) costs ${added('produce', 'json', 0)} ms/MiB`,
     `  here against ${fx(rawPut.main)} for a raw PUT; the handler (JSON parse, validation, a Buffer per value, the offsets answer) adds`,
-    `  ${fx(depth('produce', 1).mainCpu - depth('produce', 0).mainCpu)}; HTTP (the client's JSON body, loopback, the server reading it, the response) adds ${fx(depth('produce', 2).mainCpu - depth('produce', 1).mainCpu)}.`,
-    '  A Sluice produce carries every byte twice (client → handler as JSON, handler → S3 as a RecordBatch), a raw PUT once.',
-    '- Keyed produce: each request also makes 16 SEG puts + 16 STATE commits (see b); each DynamoDB call costs SDK CPU here and',
-    '  dynalite CPU in the child. In AWS those calls run in parallel and cost no Lambda CPU to speak of.',
-    `- Fetch: the log layer (3 storage requests, decode + CRC-32C) costs ${fx(depth('fetch', 0).mainCpu)} ms/MiB against ${fx(rawGet.main)} for a raw ranged GET;`,
-    `  the JSON API (a string per value, the response serialized, and parsed by the client) adds ${fx(depth('fetch', 1).mainCpu - depth('fetch', 0).mainCpu)}; HTTP adds ${fx(depth('fetch', 2).mainCpu - depth('fetch', 1).mainCpu)}.`,
-    '  So the protocol itself is close to raw I/O; the JSON-over-HTTP contract is most of the gap.',
-    '- Tail fetch of keyed data: one fetch answers from one manifest item, i.e. one produce request\'s ~64 KiB range, for the',
-    '  same 3 storage requests + 1 HTTP request as a 1 MiB fetch; the raw side reads 64 KiB with 1 request. Compaction',
-    '  merges those ranges, after which fetches fill maxBytes again (last row).',
+    `  ${added('produce', 'json', 1)}; HTTP (the client's JSON body, loopback, the server reading it, the response) adds ${added('produce', 'json', 2)}.`,
+    `- Produce, record batches: no encoding in the log layer (${added('produce', 'batches', 0)} ms/MiB: the batch is copied once into the object and`,
+    `  stamped there); the handler checks every batch (CRC-32C, every record's structure) for ${added('produce', 'batches', 1)}; HTTP adds ${added('produce', 'batches', 2)}`,
+    '  (locally the body travels base64 in the API Gateway event, as in AWS).',
+    '- Keyed produce: each request also makes 16 STATE commits (see b); each DynamoDB call costs SDK CPU here and dynalite CPU in',
+    '  the child. In AWS those calls run in parallel and cost no Lambda CPU to speak of.',
+    `- Fetch, JSON: the log layer (storage requests, decode + CRC-32C) costs ${added('fetch', 'json', 0)} ms/MiB against ${fx(rawGet.main)} for a raw ranged GET;`,
+    `  the JSON API (a string per value, the response serialized, and parsed by the client) adds ${added('fetch', 'json', 1)}; HTTP adds ${added('fetch', 'json', 2)}.`,
+    `- Fetch, record batches: the stored batches go out as they are (${added('fetch', 'batches', 0)} + ${added('fetch', 'batches', 1)} + ${added('fetch', 'batches', 2)} ms/MiB by layer; the client checks the CRC).`,
+    '- Tail fetch of keyed data: one fetch answers from one produce range (~64 KiB here) found in STATE\'s tail, for 2 storage',
+    '  requests + 1 HTTP request; the raw side reads 64 KiB with 1 request. Compaction merges those ranges, after which fetches',
+    '  fill maxBytes again (the compacted rows).',
   ].join('\n');
 }
 
-const ddbWritesOf = (c: Record<string, number>) => (c['ddb:PutItem'] ?? 0) + (c['ddb:UpdateItem'] ?? 0);
 
 const SHAPES: { shape: ProducerShape; label: string }[] = [
   { shape: 'keyed', label: 'keyed (16 partitions per request)' },
@@ -185,8 +208,8 @@ function costSection(lines: CostLine[], counted: CountedRequests): string {
       return ms !== undefined
         ? `- ${s.shape}: holds from ${ms} ms of linger (at 1 MB/s: requests of ${fx(ms / 1000, 2)} MB and more).`
         : `- ${s.shape}: does not hold at any linger: requests are capped at ${MAX_REQUEST_BYTES / 2 ** 20} MiB, where it reaches 1/${fx(capped.kinesisOnDemand.ingest / capped.ingest.total, 1)}; ` +
-            `each request touching 16 partitions pays ${ddbWritesOf(counted.perProduce.keyed)} DynamoDB writes (16 SEG puts + 16 STATE commits) besides its single S3 PUT, ` +
-            'and compaction pays a ranged GET + an item delete for each of its 16 ranges.';
+            `each request touching 16 partitions pays ${fx(counted.perProduce.keyed.writeUnits, 1)} DynamoDB write units (16 STATE commits + spills) besides its single S3 PUT, ` +
+            'and compaction pays a ranged GET for each of its 16 ranges.';
     }),
     '',
     '### Table',
@@ -207,18 +230,23 @@ function costSection(lines: CostLine[], counted: CountedRequests): string {
     `  Kinesis on-demand ${PRICES.kinesisOnDemandIngestGb}/GB in, ${PRICES.kinesisOnDemandRetrievalGb}/GB out, ${PRICES.kinesisOnDemandStreamHour}/stream-hour (amortized over the GB/hour of the rate);`,
     `  Kinesis provisioned ${PRICES.kinesisShardHour}/shard-hour + ${PRICES.kinesisPutPayloadUnit * 1e6}/M PUT payload units (25 KB), one shard per partition (more for the 1 MB/s or 1000 records/s shard limits), reads included.`,
     '- Counted (b): requests per produce (keyed = the 16-partition row, keyless = the 1-partition row), per fetch, and per maintenance run.',
-    '  Every SEG/STATE/maintenance item written is < 1 KB (1 WRU; no idempotent-producer entries); every GetItem/Query 1 RRU.',
-    `- Maintenance, from counted run 2 (${m.merges} merges, ${m.replacedItems} items replaced): per replaced item its ranged GET and item delete;`,
+    '  Produce writes cost the write units of (b), from the measured item sizes (no idempotent-producer entries); every maintenance item < 1 KB; every GetItem/Query 1 RRU.',
+    `- Maintenance, from counted run 2 (${m.merges} merges, ${m.replacedItems} items replaced, listing ${m.replacedRanges} produce ranges): per replaced range its ranged GET and its share of an item delete;`,
     `  per merge its segment PUTs (.log/.index/.timeindex), merged item and STATE update; per partition per run the snapshot reads and listings.`,
     `  Modeled on top: one run every ${a.maintenanceIntervalSeconds} s (infra's schedule), one merge per partition per run (more when a partition gets over`,
-    `  ${a.maxMergeBytes / 2 ** 20} MiB per interval), every produce item replaced once; retention (not counted here) one item delete + one STATE update per partition per run.`,
+    `  ${a.maxMergeBytes / 2 ** 20} MiB per interval), every produce range replaced once; retention (not counted here) one item delete + one STATE update per partition per run.`,
     `- Lambda ${a.lambdaGb} GB; a produce runs ${a.produceBaseMs} ms + ${a.produceMsPerMb} ms/MB (storage round trips dominate; locally the handler + client spent ~14 ms CPU per MiB, see c), a fetch ${a.fetchMs} ms.`,
     '  Lease acquisitions (one per partition per lease period while a writer is idle) are ignored.',
     `- Read: a tailing consumer's fetch answers from one produce range of its partition (request size / 16 for keyed, the whole request for keyless,`,
-    `  at most maxBytes ${a.fetchMaxBytes / 2 ** 20} MiB); a fetch of compacted data returns maxBytes. Each fetch is the counted requests + one Lambda invocation (+ API Gateway).`,
+    `  at most maxBytes ${a.fetchMaxBytes / 2 ** 20} MiB), found in STATE's tail (the counted fetch at the newest offset); a fetch of compacted data returns maxBytes`,
+    '  from a SEG item (the counted fetch at the oldest offset). Each fetch is the counted requests + one Lambda invocation (+ API Gateway).',
     `- Storage is billed separately and alike for both: ${usd(lines[0]?.storagePerGb ?? 0)} per GB for ${a.retentionDays} days of retention in S3 (Kinesis includes 24 h).`,
     '- Kinesis on-demand also rounds each record up to 1 KB; irrelevant at these record sizes.',
   ].join('\n');
+}
+
+function produceCounts(p: RequestsResult['produce'][number]): ProduceCounts {
+  return { requests: p.perRequest, writeUnits: p.writeUnits };
 }
 
 async function main(): Promise<void> {
@@ -249,11 +277,19 @@ async function main(): Promise<void> {
   const steady = requests.maintenance[requests.maintenance.length - 1];
   const counted: CountedRequests = {
     perProduce: {
-      keyed: requests.produce.find((p) => p.partitions === 16)!.perRequest,
-      keyless: requests.produce.find((p) => p.partitions === 1)!.perRequest,
+      keyed: produceCounts(requests.produce.find((p) => p.partitions === 16)!),
+      keyless: produceCounts(requests.produce.find((p) => p.partitions === 1)!),
     },
-    perFetch: requests.fetch[requests.fetch.length - 1].perFetch,
-    maintenance: { partitions: steady.partitions, merges: steady.merges, replacedItems: steady.replacedItems, counts: steady.counts },
+    // The newest offset is in STATE's tail; the oldest in a SEG item (as compacted data is).
+    perFetchTail: requests.fetch[requests.fetch.length - 1].perFetch,
+    perFetchItem: requests.fetch[0].perFetch,
+    maintenance: {
+      partitions: steady.partitions,
+      merges: steady.merges,
+      replacedItems: steady.replacedItems,
+      replacedRanges: steady.replacedRanges,
+      counts: steady.counts,
+    },
   };
   const lines: CostLine[] = [];
   for (const { shape } of SHAPES) {
