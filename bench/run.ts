@@ -81,7 +81,7 @@ function requestsSection(r: RequestsResult): string {
     ...r.storedBytes.map((s) => `| ${s.valueBytes} B | ${s.recordsPerBatch} | ${s.s3BytesPerRecord} |`),
     '',
     'DynamoDB write units per produce (each write billed by the larger of the item before and after, in 1 KB units, from the largest',
-    'items measured after the run): the commit rewrites STATE, whose tail lists the newest ranges; a full tail is spilled into one SEG item.',
+    'items measured after every request): the commit rewrites STATE, whose tail lists the newest ranges; a full tail is spilled into one SEG item.',
     '',
     '| partitions touched | largest STATE item | largest SEG item | DynamoDB write units per produce |',
     '|---|---|---|---|',

@@ -67,6 +67,8 @@ export interface CompactionResult {
   readonly merges: number;
   /** Items replaced by merged items. */
   readonly replacedItems: number;
+  /** Ranges those items stood for (a spilled tail's item lists several): each was read once. */
+  readonly replacedRanges: number;
   readonly rewrittenBytes: number;
   /** Merges given up (lost a race, or took too long to swap in safely). */
   readonly abandoned: number;
@@ -286,6 +288,7 @@ export async function compactPartition(
   const folder = partitionObjectPrefix(ctx.prefix, snapshot.topic, snapshot.partition);
   let merges = 0;
   let replacedItems = 0;
+  let replacedRanges = 0;
   let rewrittenBytes = 0;
   let abandoned = 0;
   for (const run of planMergeRuns(snapshot, config, folder, ctx.now() - ctx.graceMs)) {
@@ -293,10 +296,11 @@ export async function compactPartition(
     if (await mergeRun(ctx, snapshot.topic, snapshot.partition, run, config)) {
       merges++;
       replacedItems += run.length;
+      replacedRanges += run.reduce((n, i) => n + (i.ranges?.length ?? 1), 0);
       rewrittenBytes += run.reduce((n, i) => n + i.size, 0);
     } else {
       abandoned++;
     }
   }
-  return { merges, replacedItems, rewrittenBytes, abandoned };
+  return { merges, replacedItems, replacedRanges, rewrittenBytes, abandoned };
 }

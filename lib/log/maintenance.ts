@@ -49,7 +49,7 @@ export interface MaintenanceReport {
   /** Idle partitions' STATE tails spilled into SEG items. */
   readonly tailSpills: number;
   readonly retention: { segments: number; bytes: number; itemsRemoved: number };
-  readonly compaction: { merges: number; replacedItems: number; rewrittenBytes: number; abandoned: number; repairedItems: number };
+  readonly compaction: { merges: number; replacedItems: number; replacedRanges: number; rewrittenBytes: number; abandoned: number; repairedItems: number };
   readonly sweep: { listedObjects: number; deletedObjects: number; pendingObjects: number; deletedTopics: number };
   readonly errors: string[];
 }
@@ -79,7 +79,7 @@ export async function runMaintenance(ctx: SluiceContext, options: MaintenanceOpt
     partitions: 0,
     tailSpills: 0,
     retention: { segments: 0, bytes: 0, itemsRemoved: 0 },
-    compaction: { merges: 0, replacedItems: 0, rewrittenBytes: 0, abandoned: 0, repairedItems: 0 },
+    compaction: { merges: 0, replacedItems: 0, replacedRanges: 0, rewrittenBytes: 0, abandoned: 0, repairedItems: 0 },
     sweep: { listedObjects: 0, deletedObjects: 0, pendingObjects: 0, deletedTopics: 0 },
     errors: [] as string[],
   };
@@ -204,6 +204,7 @@ export async function maintainPartition(
   );
   report.compaction.merges += compacted.merges;
   report.compaction.replacedItems += compacted.replacedItems;
+  report.compaction.replacedRanges += compacted.replacedRanges;
   report.compaction.rewrittenBytes += compacted.rewrittenBytes;
   report.compaction.abandoned += compacted.abandoned;
 }

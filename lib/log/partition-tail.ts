@@ -16,7 +16,8 @@
 //
 // Readers (read.ts) look in the tail first (it came with the STATE read they need anyway), then in
 // the SEG items. Maintenance spills the tail of a partition with no live leader once its oldest
-// range is TAIL_MAX_AGE_MS old (spillIdleTail), so compaction reaches every range in bounded time.
+// range is min(segment.ms, TAIL_MAX_AGE_MS) old (spillIdleTail), so retention and compaction reach
+// every range in bounded time.
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { SluiceContext } from '../context.js';
 import { isConditionalCheckFailed } from '../metadata/aws-errors.js';

@@ -4,7 +4,8 @@
 //   1. STATE, strongly consistent: highWatermark = nextOffset, logStartOffset; offset must lie in
 //      [logStartOffset, highWatermark] (OFFSET_OUT_OF_RANGE otherwise; = highWatermark reads nothing).
 //      STATE's tail (partition-tail.ts) lists the newest ranges: a tailing consumer's offset is
-//      found there, and step 2 is skipped.
+//      found there, step 2 is skipped, and step 3 also reads the next tail range when both fit in
+//      maxBytes (two GETs in parallel).
 //   2. Otherwise ONE manifest floor Query (greatest SEG#<base> <= offset, consistent) and the
 //      range of that item holding the offset; an item at or above the nextOffset read in (1) is
 //      never used (it is uncommitted).
@@ -30,7 +31,7 @@ import type { SegmentItem } from '../metadata/types.js';
 import { type DecodedRecord, RECORD_BATCH_OVERHEAD } from '../records/index.js';
 import { batchHeaderOf, batchSizeAt, decodeCompleteBatches } from './decode-segment.js';
 import { lookupOffsetIndex } from './offset-index.js';
-import { StaleViewError, getObjectRange, getOffsetIndexObject } from './segment-fetch.js';
+import { StaleViewError, fetchRanges, getObjectRange, getOffsetIndexObject } from './segment-fetch.js';
 import { decodeRanges, rangeHolding, rangesOf } from './segment-range.js';
 
 export interface ReadResult {
@@ -164,8 +165,12 @@ async function readWithRefresh<T>(
     if (offset === highWatermark) return { collected: collector.empty(offset), highWatermark, logStartOffset };
     try {
       const tail = decodeRanges(ctx, topic, partition, state.tail);
-      const inTail = tail.length > 0 && offset >= tail[0].baseOffset ? rangeHolding(tail, offset) : undefined;
-      const range = inTail ?? (await floorRange(ctx, topic, partition, offset));
+      const inTail = tail.length > 0 && offset >= tail[0].baseOffset ? tail.findIndex((r) => r.lastOffset >= offset) : -1;
+      if (inTail >= 0) {
+        await readTailRanges(ctx, tail.slice(inTail, inTail + TAIL_RANGES_PER_FETCH), maxBytes, highWatermark, collector);
+        return { collected: collector.result(), highWatermark, logStartOffset };
+      }
+      const range = await floorRange(ctx, topic, partition, offset);
       if (!range || range.baseOffset >= highWatermark || range.lastOffset < offset) {
         throw new StaleViewError(`no committed manifest range holds offset ${offset}`);
       }
@@ -178,6 +183,40 @@ async function readWithRefresh<T>(
       }
     }
   }
+}
+
+/**
+ * Ranges of STATE's tail one fetch reads, in parallel: the one holding the offset and the next,
+ * when both fit in maxBytes. With the STATE read that is 3 storage requests, the most a fetch
+ * makes; a tailing consumer of keyed data (small ranges, each in its own object) gets twice as much
+ * per fetch.
+ */
+const TAIL_RANGES_PER_FETCH = 2;
+
+/** Reads whole tail ranges (produce batches, no index): the first always, the others while within maxBytes. */
+async function readTailRanges(
+  ctx: SluiceContext,
+  candidates: readonly SegmentItem[],
+  maxBytes: number,
+  highWatermark: number,
+  collector: Collector<unknown>,
+): Promise<void> {
+  const ranges = [candidates[0]];
+  let bytes = candidates[0].size;
+  for (const next of candidates.slice(1)) {
+    if (bytes + next.size > maxBytes || next.baseOffset >= highWatermark) break;
+    ranges.push(next);
+    bytes += next.size;
+  }
+  const buffers = await fetchRanges(
+    ctx,
+    ranges.map((r) => ({ objectKey: r.objectKey, start: r.position, end: r.position + r.size })),
+  );
+  ranges.forEach((range, i) => {
+    if (collector.add(range, buffers[i], highWatermark) !== buffers[i].length) {
+      throw new SluiceError('CORRUPT_MESSAGE', `segment ${range.objectKey}: the range [${range.baseOffset}, ${range.lastOffset}] does not hold whole batches`);
+    }
+  });
 }
 
 /** The range of the SEG item holding `offset` (one Query). */

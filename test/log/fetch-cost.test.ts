@@ -4,11 +4,12 @@
 import { describe, expect, it } from 'vitest';
 import type { SluiceContext } from '../../lib/context.js';
 import { readRecords } from '../../lib/log/read.js';
+import { appendToPartitions } from '../../lib/log/append.js';
 import { layoutProduceObject } from '../../lib/log/produce-object.js';
 import { planSegment, putObject, writeSegment } from '../../lib/log/write-segment.js';
 import { acquireLease } from '../../lib/metadata/lease.js';
 import { putSegmentItem } from '../../lib/metadata/manifest.js';
-import { commitAppend } from '../../lib/metadata/partition-state.js';
+import { commitAppend, getPartitionState } from '../../lib/metadata/partition-state.js';
 import { encodeRecordBatch } from '../../lib/records/index.js';
 import { countStorageRequests } from '../../bench/request-counter.js';
 import { createTestContext } from '../support/storage.js';
@@ -72,5 +73,23 @@ describe('fetch cost', () => {
       const read = await readRecords(ctx, 't', 0, { offset, maxBytes: 1 << 20 });
       expect(read.nextOffset).toBe(SEGMENTS);
     }
+  });
+
+  it('is at most 3 requests anywhere in 300 appended ranges: SEG items below, STATE\'s tail (two ranges per fetch) at the end', async () => {
+    const ctx = await createTestContext();
+    for (let i = 0; i < SEGMENTS; i++) {
+      await appendToPartitions(ctx, 't', [{ partition: 0, records: [{ timestamp: i, key: null, value: Buffer.from(`v${i}`) }] }]);
+    }
+    const tail = (await getPartitionState(ctx, 't', 0)).tail ?? [];
+    expect(tail.length).toBeGreaterThan(1);
+    const firstInTail = SEGMENTS - tail.length;
+    for (const offset of [3, 150, firstInTail - 1]) {
+      expect((await fetchCost(ctx, 't', offset)).byKind()).toEqual({ 'ddb:GetItem': 1, 'ddb:Query': 1, 's3:GetObject': 1 });
+    }
+    const inTail = await fetchCost(ctx, 't', firstInTail);
+    expect(inTail.byKind()).toEqual({ 'ddb:GetItem': 1, 's3:GetObject': 2 });
+    const read = await readRecords(ctx, 't', 0, { offset: firstInTail, maxBytes: 1 << 20 });
+    expect(read.records.map((r) => r.offset)).toEqual([firstInTail, firstInTail + 1]);
+    expect((await fetchCost(ctx, 't', SEGMENTS - 1)).byKind()).toEqual({ 'ddb:GetItem': 1, 's3:GetObject': 1 });
   });
 });

@@ -21,7 +21,7 @@ function emptyReport(): MaintenanceReport {
     partitions: 0,
     tailSpills: 0,
     retention: { segments: 0, bytes: 0, itemsRemoved: 0 },
-    compaction: { merges: 0, replacedItems: 0, rewrittenBytes: 0, abandoned: 0, repairedItems: 0 },
+    compaction: { merges: 0, replacedItems: 0, replacedRanges: 0, rewrittenBytes: 0, abandoned: 0, repairedItems: 0 },
     sweep: { listedObjects: 0, deletedObjects: 0, pendingObjects: 0, deletedTopics: 0 },
     errors: [],
   };

@@ -3,6 +3,7 @@
 // shared emulators) and against a tiny reference model — per partition, the array of committed
 // values — and compares after every step:
 //   produce / idempotent produce   acknowledged offset = model length; a refusal leaves the log as is
+//                                  (STATE's tail spills every few appends: SEGMENT_BYTES)
 //                                  unless it was ambiguous, and then the batch is whole at the tail
 //   fetch                          records = the model's slice from the offset; highWatermark = length
 //   steal                          the writer's clock jumps past every lease (lease expiry, skew)
@@ -27,6 +28,11 @@ import { appendBatch, batchValues } from '../processes.js';
 export const WRITERS = 3;
 const PARTITIONS = 2;
 const LEASE_MS = 2000;
+/**
+ * The topic's segment.bytes, as the produce API passes it: small, so that STATE's tail spills into
+ * a SEG item every few appends and the operations below meet spills (and crash or pause around them).
+ */
+const SEGMENT_BYTES = 256;
 
 export type LogOp =
   | { readonly t: 'produce'; readonly w: number; readonly p: number; readonly n: number }
@@ -132,6 +138,7 @@ export async function runLogCase(harness: LogHarness, ops: readonly LogOp[]): Pr
         partition,
         attempt.values,
         producer && { producerId: producer.producerId, producerEpoch: 0, baseSequence: producer.sequence },
+        { segmentBytes: SEGMENT_BYTES },
       );
     } catch (e) {
       result = { partition, error: e as never };
