@@ -8,9 +8,9 @@
 // object that is not its partition's own, see position) is rewritten even alone, so the at-rest
 // layout becomes Kafka's per-partition segments.
 //
-// Never touched: the newest committed segment unless it is shared, anything at or above nextOffset
-// (the leader's), ranges still only in STATE's tail (the leader's too), and anything below
-// logStartOffset (retention's). Bytes are copied verbatim, batch by batch, after
+// Never touched: the log's newest segment (the last item, when STATE's tail lists nothing after it,
+// unless it is shared), anything at or above nextOffset (the leader's), ranges still only in STATE's
+// tail (the leader's too), and anything below logStartOffset (retention's). Bytes are copied verbatim, batch by batch, after
 // checking each batch's CRC-32C and that offsets run densely through the run.
 //
 // The swap, so that readers never see a gap, a duplicate or a wrong byte, and a crash anywhere
