@@ -8,7 +8,7 @@ import { runMaintenance } from '../lib/log/maintenance.js';
 import { readRecords } from '../lib/log/read.js';
 import { createTopic } from '../lib/metadata/topics.js';
 import type { RecordInput } from '../lib/records/index.js';
-import { largestPartitionItems } from './item-size.js';
+import { largestPartitionItems } from '../lib/metadata/item-size.js';
 import { countStorageRequests } from './request-counter.js';
 import type { BenchStorage } from './storage.js';
 
@@ -16,9 +16,9 @@ export type RequestCounts = Record<string, number>;
 
 export interface RequestsResult {
   /**
-   * Average requests per warm produce request, by the number of partitions it touches, and the
-   * DynamoDB write units they cost: each write is billed by the larger of the item before and
-   * after, in 1 KB units (the largest STATE and SEG items seen, measured after the run).
+   * Average requests per warm produce request, by the number of partitions it touches, the
+   * DynamoDB write units they consumed (as the endpoint reports them), and the largest STATE and
+   * SEG items seen after any request (a write is billed in 1 KB units of the item's size).
    */
   readonly produce: {
     readonly partitions: number;
@@ -68,9 +68,11 @@ export async function benchRequests(storage: BenchStorage, progress: (step: stri
     const n = 20;
     const counted: RequestCounts = {};
     const largestItems = { state: 0, segment: 0 };
+    let writeUnits = 0;
     for (let i = 1; i <= n; i++) {
       await appendToPartitions(ctx, 't', request(i));
       for (const [kind, count] of Object.entries(counter.byKind())) counted[kind] = (counted[kind] ?? 0) + count;
+      writeUnits += counter.writeUnits;
       // The items' sizes after every request (their largest is what a write is billed by), not counted.
       const sizes = await largestPartitionItems(ctx, 't', partitions);
       largestItems.state = Math.max(largestItems.state, sizes.state);
@@ -78,10 +80,8 @@ export async function benchRequests(storage: BenchStorage, progress: (step: stri
       counter.reset();
     }
     const perRequest = average(counted, n);
-    const units = (bytes: number) => Math.max(1, Math.ceil(bytes / 1024));
-    const writeUnits = (perRequest['ddb:UpdateItem'] ?? 0) * units(largestItems.state) + (perRequest['ddb:PutItem'] ?? 0) * units(largestItems.segment);
     const requests = Object.values(counted).reduce((a, b) => a + b, 0) / n;
-    produce.push({ partitions, requests, perRequest, largestItems, writeUnits: Math.round(writeUnits * 100) / 100 });
+    produce.push({ partitions, requests, perRequest, largestItems, writeUnits: Math.round((writeUnits / n) * 100) / 100 });
   }
 
   progress('fetch cost in a 300-segment partition');

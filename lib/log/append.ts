@@ -41,7 +41,7 @@ import {
   lockPartitions,
   rememberLeaderView,
 } from './partition-leader.js';
-import { type TailLimits, type TailPlan, planTail, tailLimits } from './partition-tail.js';
+import { type TailLimits, type TailPlan, planTail, stateBytesWithoutTail, tailBudgetBytes, tailLimits } from './partition-tail.js';
 import { layoutProduceObject } from './produce-object.js';
 import { checkProducerSequence } from './producer-sequence.js';
 import { putObject } from './write-segment.js';
@@ -278,7 +278,15 @@ async function writeAndCommit(ctx: SluiceContext, topic: string, ready: readonly
       minTimestamp: w.minTimestamp,
     })),
   );
-  const plans = ready.map((w, i) => planTail(ctx, topic, w.append.partition, w.leader!.tail, object.items[i], w.leader!.epoch, limits));
+  const plans = ready.map((w, i) => {
+    // STATE as this commit leaves it, but for the tail: the producer's entry may be new.
+    const producer = w.append.producer;
+    const view: LeaderView = producer
+      ? { ...w.leader!, producers: { ...w.leader!.producers, [producer.producerId]: producerState(ctx, w, producer) } }
+      : w.leader!;
+    const maxTailBytes = tailBudgetBytes(stateBytesWithoutTail(ctx, topic, w.append.partition, view));
+    return planTail(ctx, topic, w.append.partition, w.leader!.tail, object.items[i], w.leader!.epoch, { ...limits, maxTailBytes });
+  });
   // allSettled: never leave a request running after we return.
   const [put, ...spills] = await Promise.allSettled([
     putObject(ctx, object.objectKey, object.body),
@@ -314,20 +322,22 @@ async function writeAndCommit(ctx: SluiceContext, topic: string, ready: readonly
   });
 }
 
+/** The idempotent producer's entry this round's commit stores. */
+function producerState(ctx: SluiceContext, w: PartitionWrite, producer: NonNullable<PartitionAppend['producer']>): ProducerBatchState {
+  return {
+    producerEpoch: producer.producerEpoch,
+    baseSequence: producer.baseSequence,
+    lastSequence: w.round!.producerEntry?.lastSequence ?? producer.baseSequence + w.count - 1,
+    baseOffset: w.round!.baseOffset,
+    count: w.count,
+    lastUpdated: ctx.now(),
+  };
+}
+
 async function commitRound(ctx: SluiceContext, topic: string, w: PartitionWrite, item: SegmentItem, plan: TailPlan): Promise<void> {
   const { partition, producer } = w.append;
   const { baseOffset, producerEntry } = w.round!;
-  const next: ProducerBatchState | undefined =
-    producer && producerEntry
-      ? {
-          producerEpoch: producer.producerEpoch,
-          baseSequence: producer.baseSequence,
-          lastSequence: producerEntry.lastSequence,
-          baseOffset,
-          count: w.count,
-          lastUpdated: ctx.now(),
-        }
-      : undefined;
+  const next: ProducerBatchState | undefined = producer && producerEntry ? producerState(ctx, w, producer) : undefined;
   const outcome = await commitPartition(ctx, {
     topic,
     partition,

@@ -21,17 +21,62 @@
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { SluiceContext } from '../context.js';
 import { isConditionalCheckFailed } from '../metadata/aws-errors.js';
+import { WRITE_UNIT_BYTES, itemBytes, valueBytes } from '../metadata/item-size.js';
 import { segmentKey, stateKey } from '../metadata/keys.js';
 import type { PartitionState, SegmentItem } from '../metadata/types.js';
+import type { LeaderView } from './partition-leader.js';
 import { decodeRanges, encodeRange } from './segment-range.js';
+import { newSegmentId, segmentObjectKey } from './segment-name.js';
 
-/**
- * Encoded bytes the tail may hold. A STATE item is ~250 B plus the topic name twice and its
- * idempotent producers; 600 B of tail keeps a plain one within a 1 KB write unit.
- */
-export const TAIL_MAX_BYTES = 600;
 /** Ranges the tail may hold. */
 export const TAIL_MAX_RANGES = 8;
+/**
+ * Most bytes the tail attribute may take: its ranges become one SEG item (with ~250 B of summary),
+ * which must stay within one write unit too.
+ */
+export const TAIL_MAX_BYTES = 720;
+/** Fewest bytes worth a tail: with less room left in STATE's write unit, the tail takes the next unit. */
+const TAIL_MIN_BYTES = 300;
+/** Slack for DynamoDB's approximate number sizes and attributes STATE gains later (a compaction marker). */
+const STATE_SIZE_MARGIN = 48;
+
+/**
+ * How many bytes the tail attribute may take on a STATE item whose other attributes take
+ * `stateBytes`: what is left of the write unit STATE already fills, so that listing ranges costs
+ * no extra unit per commit (a STATE of ~300 B leaves ~670 B). Idempotent producers' entries grow
+ * STATE; when less than TAIL_MIN_BYTES is left, the tail uses the next unit, up to TAIL_MAX_BYTES.
+ */
+export function tailBudgetBytes(stateBytes: number): number {
+  const used = stateBytes + STATE_SIZE_MARGIN;
+  const left = Math.ceil(used / WRITE_UNIT_BYTES) * WRITE_UNIT_BYTES - used;
+  return left >= TAIL_MIN_BYTES ? Math.min(left, TAIL_MAX_BYTES) : TAIL_MAX_BYTES;
+}
+
+/** DynamoDB size of STATE's `tail` attribute holding these ranges. */
+export function tailAttributeBytes(tail: readonly string[]): number {
+  return 'tail'.length + valueBytes(tail);
+}
+
+/**
+ * DynamoDB size of the partition's STATE item without its tail, from what the leader knows (its
+ * view) and the attributes others write, at their largest (a compaction marker names an object).
+ */
+export function stateBytesWithoutTail(ctx: SluiceContext, topic: string, partition: number, view: LeaderView): number {
+  return itemBytes({
+    ...stateKey(topic, partition),
+    nextOffset: view.nextOffset,
+    logStartOffset: view.nextOffset,
+    owner: ctx.ownerId,
+    epoch: view.epoch,
+    expiresAt: view.expiresAt,
+    bytes: Number.MAX_SAFE_INTEGER,
+    segments: Number.MAX_SAFE_INTEGER,
+    producers: view.producers,
+    topic,
+    partition,
+    lastCompaction: segmentObjectKey(ctx.prefix, topic, partition, view.nextOffset, newSegmentId(view.epoch), '.log'),
+  });
+}
 /**
  * A tail whose oldest range is this old (or the topic's `segment.ms`, if less: as Kafka rolls its
  * active segment) is spilled at the next commit, or by maintenance when the partition is idle.
@@ -44,6 +89,8 @@ export interface TailLimits {
   readonly maxAgeMs: number;
   /** Bytes of the ranges listed: `segment.bytes`. */
   readonly maxDataBytes: number;
+  /** Size of the tail attribute on STATE (tailBudgetBytes). @default TAIL_MAX_BYTES */
+  readonly maxTailBytes?: number;
 }
 
 export function tailLimits(config: { readonly segmentMs?: number; readonly segmentBytes?: number } = {}): TailLimits {
@@ -83,7 +130,7 @@ export function planTail(
  */
 function mustSpill(ctx: SluiceContext, topic: string, partition: number, tail: readonly string[], limits: TailLimits): boolean {
   if (tail.length > TAIL_MAX_RANGES) return true;
-  if (tail.reduce((n, e) => n + e.length, 0) > TAIL_MAX_BYTES) return true;
+  if (tailAttributeBytes(tail) > Math.min(limits.maxTailBytes ?? TAIL_MAX_BYTES, TAIL_MAX_BYTES)) return true;
   const ranges = decodeRanges(ctx, topic, partition, tail);
   const span = Math.max(...ranges.map((r) => r.maxTimestamp)) - Math.min(...ranges.map((r) => r.minTimestamp));
   const dataBytes = ranges.reduce((n, r) => n + r.size, 0);

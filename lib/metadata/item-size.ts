@@ -1,11 +1,14 @@
 // DynamoDB's size of an item, by its documented rules (names + values; a number is about one byte
 // per two significant digits plus one; lists and maps 3 bytes plus one per element): what a write
-// is billed by, in 1 KB write units (rounded up).
+// is billed by, in 1 KB write units (rounded up), of the larger of the item before and after.
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { SluiceContext } from '../lib/context.js';
-import { partitionPk } from '../lib/metadata/keys.js';
+import type { SluiceContext } from '../context.js';
+import { partitionPk } from './keys.js';
 
-function valueBytes(value: unknown): number {
+/** Bytes per DynamoDB write unit. */
+export const WRITE_UNIT_BYTES = 1024;
+
+export function valueBytes(value: unknown): number {
   if (value === null || value === undefined || typeof value === 'boolean') return 1;
   if (typeof value === 'string') return Buffer.byteLength(value);
   if (typeof value === 'number') {
@@ -24,7 +27,7 @@ export function itemBytes(item: Record<string, unknown>): number {
   return Object.entries(item).reduce((n, [name, value]) => n + Buffer.byteLength(name) + valueBytes(value), 0);
 }
 
-/** The largest STATE item and the largest SEG item of the topic's partitions. */
+/** The largest STATE item and the largest SEG item of the topic's partitions (for benchmarks and tests). */
 export async function largestPartitionItems(ctx: SluiceContext, topic: string, partitions: number): Promise<{ state: number; segment: number }> {
   let state = 0;
   let segment = 0;
