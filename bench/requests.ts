@@ -52,7 +52,11 @@ const records = (n: number, valueBytes: number, tag: number, timestamp = 1_700_0
   Array.from({ length: n }, (_, i) => ({ timestamp: timestamp + i, key: Buffer.from(`k${tag}-${i}`), value: Buffer.alloc(valueBytes, 97) }));
 
 function average(counts: RequestCounts, n: number): RequestCounts {
-  return Object.fromEntries(Object.entries(counts).map(([k, v]) => [k, Math.round((v / n) * 100) / 100]));
+  return Object.fromEntries(
+    Object.entries(counts)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([k, v]) => [k, Math.round((v / n) * 100) / 100]),
+  );
 }
 
 export async function benchRequests(storage: BenchStorage, progress: (step: string) => void): Promise<RequestsResult> {
