@@ -162,9 +162,9 @@ function throughputSection(t: ThroughputResult, breakdown: BreakdownRow[]): stri
     `- Fetch, JSON: the log layer (storage requests, decode + CRC-32C) costs ${added('fetch', 'json', 0)} ms/MiB against ${fx(rawGet.main)} for a raw ranged GET;`,
     `  the JSON API (a string per value, the response serialized, and parsed by the client) adds ${added('fetch', 'json', 1)}; HTTP adds ${added('fetch', 'json', 2)}.`,
     `- Fetch, record batches: the stored batches go out as they are (${added('fetch', 'batches', 0)} + ${added('fetch', 'batches', 1)} + ${added('fetch', 'batches', 2)} ms/MiB by layer; the client checks the CRC).`,
-    '- Tail fetch of keyed data: one fetch answers from one produce range (~64 KiB here) found in STATE\'s tail, for 2 storage',
-    '  requests + 1 HTTP request; the raw side reads 64 KiB with 1 request. Compaction merges those ranges, after which fetches',
-    '  fill maxBytes again (the compacted rows).',
+    '- Tail fetch of keyed data: one fetch answers from at most two produce ranges (~64 KiB each here) found in STATE\'s tail,',
+    '  each in its own object: 3 storage requests (STATE, two ranged GETs in parallel) + 1 HTTP request for 128 KiB; the raw',
+    '  side reads 64 KiB with 1 request. Compaction merges those ranges, after which fetches fill maxBytes again (the compacted rows).',
   ].join('\n');
 }
 
