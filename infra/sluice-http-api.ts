@@ -1,6 +1,7 @@
 // The HTTP API of ../shared/api.md: API Gateway HTTP API, IAM (SigV4) authorization on every
 // route (the default authorizer, so no route can be added without it), one Lambda integration
-// per function (payload format 2.0), and JSON access logs on the `$default` stage.
+// per function (payload format 2.0), a `$default` route answering unmatched requests with the
+// contract's errors, and JSON access logs on the `$default` stage.
 import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpIamAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
@@ -60,14 +61,25 @@ export class SluiceHttpApi extends Construct {
     });
 
     const integrations = new Map<SluiceRoute['fn'], HttpLambdaIntegration>();
-    for (const route of props.routes) {
-      let integration = integrations.get(route.fn);
+    const integrationOf = (fn: SluiceRoute['fn']) => {
+      let integration = integrations.get(fn);
       if (!integration) {
-        integration = new HttpLambdaIntegration(`${route.fn}-integration`, props.functions[route.fn]);
-        integrations.set(route.fn, integration);
+        integration = new HttpLambdaIntegration(`${fn}-integration`, props.functions[fn]);
+        integrations.set(fn, integration);
       }
-      this.httpApi.addRoutes({ path: route.path, methods: [apigwv2.HttpMethod[route.method]], integration });
+      return integration;
+    };
+    for (const route of props.routes) {
+      this.httpApi.addRoutes({ path: route.path, methods: [apigwv2.HttpMethod[route.method]], integration: integrationOf(route.fn) });
     }
+    // A request no route matches reaches the admin function, whose router answers it with the
+    // contract's NOT_FOUND or METHOD_NOT_ALLOWED body, as the local server does (API Gateway's own
+    // answer would be {"message":"Not Found"}). IAM-authorized like every route.
+    new apigwv2.HttpRoute(this, 'UnmatchedRoute', {
+      httpApi: this.httpApi,
+      routeKey: apigwv2.HttpRouteKey.DEFAULT,
+      integration: integrationOf('admin'),
+    });
   }
 
   /** The API URL, ending in '/'. */

@@ -75,7 +75,12 @@ function matchPath(route: CompiledRoute, parts: readonly string[]): Record<strin
   return params;
 }
 
-/** The operation for method + path, and its path parameters; NOT_FOUND / METHOD_NOT_ALLOWED otherwise. */
+/**
+ * The operation of `operations` for method + path, and its path parameters; NOT_FOUND /
+ * METHOD_NOT_ALLOWED otherwise. Whether a method is not allowed is judged on the whole API (any
+ * function's operations): in AWS a request no route matches reaches one function (the `$default`
+ * route), which must answer it as the local server does.
+ */
 export function resolveRoute(
   operations: readonly Operation[],
   method: string,
@@ -84,16 +89,18 @@ export function resolveRoute(
   // Only the leading slash is dropped: an empty segment ('/v1/topics//t') matches no template
   // rather than shifting the others (DELETE /v1/topics//t must not delete topic 't').
   const parts = path.replace(/^\//, '').split('/');
-  const allowed: string[] = [];
+  const wanted = method.toUpperCase();
   for (const route of routesOf(operations)) {
     const params = matchPath(route, parts);
-    if (!params) continue;
-    if (route.operation.method === method.toUpperCase()) return { operation: route.operation, params };
-    allowed.push(route.operation.method);
+    if (params && route.operation.method === wanted) return { operation: route.operation, params };
   }
-  if (allowed.length > 0) {
-    throw new SluiceError('METHOD_NOT_ALLOWED', `${method.toUpperCase()} is not allowed on ${path}; use ${allowed.join(' or ')}`, {
-      allow: allowed,
+  const allowed = new Set<string>();
+  for (const route of routesOf(allOperations)) {
+    if (route.operation.method !== wanted && matchPath(route, parts)) allowed.add(route.operation.method);
+  }
+  if (allowed.size > 0) {
+    throw new SluiceError('METHOD_NOT_ALLOWED', `${wanted} is not allowed on ${path}; use ${[...allowed].join(' or ')}`, {
+      allow: [...allowed],
     });
   }
   throw new SluiceError('NOT_FOUND', `no such resource: ${path}`);

@@ -64,7 +64,7 @@ afterAll(async () => {
 
 interface Step {
   readonly fn: SluiceFunctionName;
-  readonly method: 'GET' | 'POST' | 'DELETE';
+  readonly method: 'GET' | 'POST' | 'DELETE' | 'PUT';
   readonly path: string;
   readonly routePath: string;
   readonly query?: string;
@@ -72,7 +72,7 @@ interface Step {
 }
 
 function httpEvent(step: Step): APIGatewayProxyEventV2 {
-  const routeKey = `${step.method} ${step.routePath}`;
+  const routeKey = step.routePath === '$default' ? '$default' : `${step.method} ${step.routePath}`;
   return {
     version: '2.0',
     routeKey,
@@ -159,6 +159,9 @@ const STEPS: Step[] = [
   { fn: 'groups', method: 'GET', path: '/v1/groups/billing/offsets', routePath: '/v1/groups/{group}/offsets' },
   { fn: 'admin', method: 'GET', path: '/v1/topics/missing', routePath: '/v1/topics/{topic}' },
   { fn: 'produce', method: 'POST', path: '/v1/topics/orders/records', routePath: '/v1/topics/{topic}/records', body: { records: 'x' } },
+  // No route matches: API Gateway's `$default` route hands these to the admin function.
+  { fn: 'admin', method: 'PUT', path: '/v1/topics/orders/partitions/0/records', routePath: '$default' },
+  { fn: 'admin', method: 'GET', path: '/v2/topics', routePath: '$default' },
 ];
 
 describe('bundled handlers', () => {
@@ -169,8 +172,8 @@ describe('bundled handlers', () => {
       expect(bundled, `${step.method} ${step.path}`).toEqual(local);
       statuses.push(bundled.status);
     }
-    // The scenario covers success, conflict, range, not-found and validation answers.
-    expect(statuses).toEqual([201, 409, 200, 200, 200, 416, 200, expect.any(Number), 200, 404, 400]);
+    // The scenario covers success, conflict, range, not-found, validation and unmatched-route answers.
+    expect(statuses).toEqual([201, 409, 200, 200, 200, 416, 200, expect.any(Number), 200, 404, 400, 405, 404]);
   });
 
   it('answer direct-invoke events with the same bodies as HTTP', async () => {

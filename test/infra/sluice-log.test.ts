@@ -50,6 +50,9 @@ describe('SluiceLog (default props)', () => {
       servedBy[route.Properties.RouteKey] = Object.keys(fnIds).find((name) => fnIds[name] === fnId)!;
     }
     expect(servedBy).toMatchObject(API_MD_ROUTES);
+    // Anything else reaches the admin function, whose router answers with the contract's errors.
+    expect(servedBy.$default).toBe('admin');
+    expect(Object.keys(servedBy)).toHaveLength(Object.keys(API_MD_ROUTES).length + 1);
     template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
       StageName: '$default',
       AutoDeploy: true,
