@@ -18,11 +18,12 @@
 // the SEG items. Maintenance spills the tail of a partition with no live leader once its oldest
 // range is min(segment.ms, TAIL_MAX_AGE_MS) old (spillIdleTail), so retention and compaction reach
 // every range in bounded time.
-import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { SluiceContext } from '../context.js';
 import { isConditionalCheckFailed } from '../metadata/aws-errors.js';
 import { WRITE_UNIT_BYTES, itemBytes, valueBytes } from '../metadata/item-size.js';
-import { segmentKey, stateKey } from '../metadata/keys.js';
+import { stateKey } from '../metadata/keys.js';
+import { putSegmentItem } from '../metadata/manifest.js';
 import type { PartitionState, SegmentItem } from '../metadata/types.js';
 import type { LeaderView } from './partition-leader.js';
 import { decodeRanges, encodeRange } from './segment-range.js';
@@ -178,15 +179,7 @@ export async function spillIdleTail(ctx: SluiceContext, state: PartitionState, m
   if (tail.length === 0 || state.expiresAt >= now || !isTailOld(ctx, topic, partition, tail, maxAgeMs)) return false;
   const item = spillItem(ctx, topic, partition, tail, state.epoch);
   try {
-    await ctx.ddb.send(
-      new PutCommand({
-        TableName: ctx.table,
-        Item: { ...segmentKey(topic, partition, item.baseOffset), ...item },
-        ConditionExpression: 'attribute_not_exists(pk) OR #epoch <= :epoch',
-        ExpressionAttributeNames: { '#epoch': 'epoch' },
-        ExpressionAttributeValues: { ':epoch': item.epoch },
-      }),
-    );
+    await putSegmentItem(ctx, topic, partition, item);
     await ctx.ddb.send(
       new UpdateCommand({
         TableName: ctx.table,

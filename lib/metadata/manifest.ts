@@ -24,8 +24,9 @@ function segmentFromItem(item: Record<string, unknown>): SegmentItem {
 }
 
 /**
- * Step 1 (DynamoDB half) of the append protocol. Throws ConditionalCheckFailedException when a
- * newer leader epoch already wrote an item at this base.
+ * Puts an item unless a newer leader epoch already wrote one at its base (then throws
+ * ConditionalCheckFailedException): the spill of a STATE tail (lib/log/partition-tail.ts), in
+ * step 1 of the append protocol or by maintenance.
  */
 export async function putSegmentItem(ctx: SluiceContext, topic: string, partition: number, item: SegmentItem): Promise<void> {
   await ctx.ddb.send(
