@@ -60,8 +60,9 @@ export class SluiceMonitoring extends Construct {
       graph('Records in / out', [sluice(SluiceMetric.RecordsIn), sluice(SluiceMetric.RecordsOut)]),
       graph('Bytes in / out', [sluice(SluiceMetric.BytesIn), sluice(SluiceMetric.BytesOut)]),
       graph('Append latency (ms)', [sluice(SluiceMetric.AppendLatency, 'p50'), sluice(SluiceMetric.AppendLatency, 'p99')]),
-      graph('Lease contention / retention', [
+      graph('Lease contention / retriable refusals / retention', [
         sluice(SluiceMetric.LeaseContention),
+        sluice(SluiceMetric.RetriableRefusals),
         sluice(SluiceMetric.RetentionDeletedSegments),
       ]),
     );

@@ -1,6 +1,8 @@
 // Wraps one handler invocation: Lambda context on every log line, the cold-start metric, one
-// structured log line per operation (name, status, duration), a ServerErrors count for 5xx or
-// thrown errors, and the EMF flush at the end. The Lambda adapter calls this around `op.run`.
+// structured log line per operation (name, status, duration), a ServerErrors count for a 500 or a
+// thrown error, a RetriableRefusals count for a 503 or 429 (contention, timeouts, throttling: the
+// contract tells the client to retry, so they must not page anyone as server errors do), and the
+// EMF flush at the end. The Lambda adapter calls this around `op.run`.
 import type { Context } from 'aws-lambda';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { logger as defaultLogger } from './logger.js';
@@ -34,7 +36,10 @@ export async function observeInvocation<T extends Reply>(
     const result = await run();
     const durationMs = Math.round(performance.now() - started);
     const status = statusOf(result);
-    if (status >= 500) {
+    if (status === 503 || status === 429) {
+      metrics.retriableRefusal();
+      logger.warn('operation refused, retriable', { operation, status, durationMs });
+    } else if (status >= 500) {
       metrics.serverError();
       logger.error('operation failed', { operation, status, durationMs });
     } else {

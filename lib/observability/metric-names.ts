@@ -23,8 +23,10 @@ export const SluiceMetric = {
   RetentionDeletedSegments: 'RetentionDeletedSegments',
   /** Bytes of the segments deleted by retention. */
   RetentionDeletedBytes: 'RetentionDeletedBytes',
-  /** Operations that ended in a 5xx (unexpected failures, not Kafka-style refusals). */
+  /** Operations that ended in a 500 or threw (unexpected failures, not Kafka-style refusals). */
   ServerErrors: 'ServerErrors',
+  /** Operations refused with a retriable 503 or 429 (NOT_LEADER_OR_FOLLOWER, REQUEST_TIMED_OUT, THROTTLING): the client retries. */
+  RetriableRefusals: 'RetriableRefusals',
 } as const;
 
 export type SluiceMetricName = (typeof SluiceMetric)[keyof typeof SluiceMetric];

@@ -51,6 +51,10 @@ export class SluiceMetrics {
     this.add(SluiceMetric.ServerErrors, MetricUnit.Count, 1);
   }
 
+  retriableRefusal(): void {
+    this.add(SluiceMetric.RetriableRefusals, MetricUnit.Count, 1);
+  }
+
   /** Emits Powertools' ColdStart metric on the first invocation of this process only. */
   coldStart(): void {
     if (this.enabled) this.emf.captureColdStartMetric();

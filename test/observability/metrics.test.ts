@@ -63,7 +63,7 @@ describe('SluiceMetrics', () => {
 describe('observeInvocation', () => {
   const logger = createLogger({ logLevel: 'SILENT' });
 
-  it('counts a 5xx result as a server error and flushes once per invocation', async () => {
+  it('counts a 500 as a server error, a retriable 503 as a refusal, and flushes once per invocation', async () => {
     const metrics = createMetrics({ enabled: true });
     const published = capture(metrics);
     const result = await observeInvocation('produce', undefined, async () => {
@@ -76,7 +76,8 @@ describe('observeInvocation', () => {
     expect(published).toHaveLength(2);
     expect(published[0].ServerErrors).toBe(1);
     expect(published[0].RecordsIn).toBe(1);
-    expect(published[1].ServerErrors).toBe(1);
+    expect(published[1].ServerErrors).toBeUndefined();
+    expect(published[1].RetriableRefusals).toBe(1);
   });
 
   it('rethrows a failure after counting it and flushing', async () => {
