@@ -22,6 +22,8 @@ export interface RequestsResult {
    */
   readonly produce: {
     readonly partitions: number;
+    /** One idempotent producer's batches (a sequence entry on every STATE). */
+    readonly idempotent: boolean;
     readonly requests: number;
     readonly perRequest: RequestCounts;
     readonly largestItems: { readonly state: number; readonly segment: number };
@@ -62,11 +64,23 @@ function average(counts: RequestCounts, n: number): RequestCounts {
 export async function benchRequests(storage: BenchStorage, progress: (step: string) => void): Promise<RequestsResult> {
   const produce: RequestsResult['produce'][number][] = [];
   const storedBytes: RequestsResult['storedBytes'][number][] = [];
-  for (const partitions of [1, 8, 16]) {
-    progress(`produce requests touching ${partitions} partition(s)`);
+  // The last shape: an idempotent producer (its sequence entry grows every STATE item it writes).
+  const shapes = [
+    { partitions: 1, idempotent: false },
+    { partitions: 8, idempotent: false },
+    { partitions: 16, idempotent: false },
+    { partitions: 16, idempotent: true },
+  ];
+  for (const { partitions, idempotent } of shapes) {
+    progress(`produce requests touching ${partitions} partition(s)${idempotent ? ', idempotent' : ''}`);
     const ctx = await storage.newContext();
     const counter = countStorageRequests(ctx);
-    const request = (tag: number) => Array.from({ length: partitions }, (_, p) => ({ partition: p, records: records(4, 1024, tag) }));
+    const request = (tag: number) =>
+      Array.from({ length: partitions }, (_, p) => ({
+        partition: p,
+        records: records(4, 1024, tag),
+        producer: idempotent ? { producerId: 4001, producerEpoch: 0, baseSequence: 4 * tag } : undefined,
+      }));
     await appendToPartitions(ctx, 't', request(0)); // cold: takes the leases
     counter.reset();
     const n = 20;
@@ -85,7 +99,7 @@ export async function benchRequests(storage: BenchStorage, progress: (step: stri
     }
     const perRequest = average(counted, n);
     const requests = Object.values(counted).reduce((a, b) => a + b, 0) / n;
-    produce.push({ partitions, requests, perRequest, largestItems, writeUnits: Math.round((writeUnits / n) * 100) / 100 });
+    produce.push({ partitions, idempotent, requests, perRequest, largestItems, writeUnits: Math.round((writeUnits / n) * 100) / 100 });
   }
 
   progress('fetch cost in a 300-segment partition');

@@ -65,7 +65,7 @@ function requestsSection(r: RequestsResult): string {
     '',
     '| partitions touched | requests per produce | by kind |',
     '|---|---|---|',
-    ...r.produce.map((p) => `| ${p.partitions} | ${p.requests} | ${kinds(p.perRequest)} |`),
+    ...r.produce.map((p) => `| ${p.partitions}${p.idempotent ? ' (idempotent producer)' : ''} | ${p.requests} | ${kinds(p.perRequest)} |`),
     '',
     'Fetch (maxBytes 1 MiB) in a partition of 300 produce ranges (300 single-partition produce requests; the newest few are listed in',
     'STATE\'s tail, so a fetch there skips the manifest Query):',
@@ -85,7 +85,9 @@ function requestsSection(r: RequestsResult): string {
     '',
     '| partitions touched | largest STATE item | largest SEG item | DynamoDB write units per produce |',
     '|---|---|---|---|',
-    ...r.produce.map((p) => `| ${p.partitions} | ${p.largestItems.state} B | ${p.largestItems.segment} B | ${p.writeUnits} |`),
+    ...r.produce.map(
+      (p) => `| ${p.partitions}${p.idempotent ? ' (idempotent producer)' : ''} | ${p.largestItems.state} B | ${p.largestItems.segment} B | ${p.writeUnits} |`,
+    ),
     '',
     'Maintenance runs (runMaintenance: retention, compaction, sweep) over a 16-partition topic, each run after',
     `${r.maintenance[0]?.producesBefore} produce requests touching all 16 partitions (16 records of 1 KB each per partition); run 2 is the steady state`,
@@ -230,7 +232,8 @@ function costSection(lines: CostLine[], counted: CountedRequests): string {
     `  Kinesis on-demand ${PRICES.kinesisOnDemandIngestGb}/GB in, ${PRICES.kinesisOnDemandRetrievalGb}/GB out, ${PRICES.kinesisOnDemandStreamHour}/stream-hour (amortized over the GB/hour of the rate);`,
     `  Kinesis provisioned ${PRICES.kinesisShardHour}/shard-hour + ${PRICES.kinesisPutPayloadUnit * 1e6}/M PUT payload units (25 KB), one shard per partition (more for the 1 MB/s or 1000 records/s shard limits), reads included.`,
     '- Counted (b): requests per produce (keyed = the 16-partition row, keyless = the 1-partition row), per fetch, and per maintenance run.',
-    '  Produce writes cost the write units of (b), as the endpoint reported them (no idempotent-producer entries); every maintenance item < 1 KB; every GetItem/Query 1 RRU.',
+    '  Produce writes cost the write units of (b), as the endpoint reported them, without idempotent producers (the idempotent row of (b) shows',
+    '  what one producer\'s sequence entry on every STATE adds); every maintenance item < 1 KB; every GetItem/Query 1 RRU.',
     `- Maintenance, from counted run 2 (${m.merges} merges, ${m.replacedItems} items replaced, listing ${m.replacedRanges} produce ranges): per replaced range its ranged GET and its share of an item delete;`,
     `  per merge its segment PUTs (.log/.index/.timeindex), merged item and STATE update; per partition per run the snapshot reads and listings.`,
     `  Modeled on top: one run every ${a.maintenanceIntervalSeconds} s (infra's schedule), one merge per partition per run (more when a partition gets over`,
@@ -277,8 +280,8 @@ async function main(): Promise<void> {
   const steady = requests.maintenance[requests.maintenance.length - 1];
   const counted: CountedRequests = {
     perProduce: {
-      keyed: produceCounts(requests.produce.find((p) => p.partitions === 16)!),
-      keyless: produceCounts(requests.produce.find((p) => p.partitions === 1)!),
+      keyed: produceCounts(requests.produce.find((p) => p.partitions === 16 && !p.idempotent)!),
+      keyless: produceCounts(requests.produce.find((p) => p.partitions === 1 && !p.idempotent)!),
     },
     // The newest offset is in STATE's tail; the oldest in a SEG item (as compacted data is).
     perFetchTail: requests.fetch[requests.fetch.length - 1].perFetch,
