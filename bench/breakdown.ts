@@ -107,7 +107,9 @@ export async function benchBreakdown(storage: BenchStorage, seconds: number, con
     const batchHeaders = { 'content-type': RECORD_BATCHES_MEDIA_TYPE };
     const batchDepths: [string, (i: number) => Promise<number>][] = [
       ['log layer (appendToPartitions, encoded batch)', async (i) => {
-        await appendToPartitions(ctx, 'b', [{ partition: i % PARTITIONS, batch: { bytes: batch, count: RECORDS, minTimestamp } }]);
+        // Each append gets its own bytes, as the handler's decoded body is its own: the leader stamps them in place.
+        const bytes = Buffer.from(batch);
+        await appendToPartitions(ctx, 'b', [{ partition: i % PARTITIONS, batch: { bytes, count: RECORDS, minTimestamp } }]);
         return RECORDS * VALUE_BYTES;
       }],
       ['+ handler (handleHttp in process, batches body)', async (i) => {

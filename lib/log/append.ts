@@ -57,7 +57,8 @@ export type PartitionAppend = {
 
 /**
  * A RecordBatch v2 as a client sent it, stored byte for byte: the leader only stamps its base
- * offset and partition leader epoch, which lie outside the CRC, as a Kafka broker does. The caller
+ * offset and partition leader epoch, which lie outside the CRC, as a Kafka broker does (in these
+ * very bytes when the batch is alone in its object: the caller hands them over). The caller
  * has verified it (CRC, structure, offsets 0..count-1) and read `count` and `minTimestamp` off it;
  * its producer fields must agree with `producer`.
  */
@@ -97,7 +98,10 @@ interface PartitionWrite {
   readonly append: PartitionAppend;
   readonly key: string;
   readonly count: number;
-  /** Encoded once; each round's object stamps its base offset and leader epoch on a copy (both outside the CRC). */
+  /**
+   * Encoded once; each round's object stamps its base offset and leader epoch (both outside the
+   * CRC) on its copy, or on this buffer itself when it is the object's only batch.
+   */
   readonly unstamped: Buffer;
   readonly minTimestamp: number;
   /** Undefined when the next round must (re)take the lease. */

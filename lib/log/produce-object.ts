@@ -32,7 +32,10 @@ export interface ProduceRange {
   readonly partition: number;
   readonly epoch: number;
   readonly baseOffset: number;
-  /** Exactly one RecordBatch, as encoded (whatever base offset and epoch it carries); not modified. */
+  /**
+   * Exactly one RecordBatch, as encoded (whatever base offset and epoch it carries). Alone in its
+   * object it IS the body: stamped in place, not copied (restamped by a later round if need be).
+   */
   readonly batch: Buffer;
   readonly minTimestamp: number;
 }
@@ -56,9 +59,10 @@ export function sharedProduceObjectKey(prefix: string, ms: number, id = randomBy
 }
 
 /**
- * Lays out the object and the range of each batch; writes nothing. Each batch is copied once, into
- * the object's body, and stamped there with its base offset and partition leader epoch: both lie
- * outside the CRC-32C, which is how a Kafka broker assigns offsets to a producer's batch.
+ * Lays out the object and the range of each batch; writes nothing to storage. Each batch is copied
+ * once, into the object's body (a lone batch is the body), and stamped there with its base offset
+ * and partition leader epoch: both lie outside the CRC-32C, which is how a Kafka broker assigns
+ * offsets to a producer's batch.
  */
 export function layoutProduceObject(ctx: SluiceContext, topic: string, ranges: readonly ProduceRange[]): ProduceObject {
   if (ranges.length === 0) throw new RangeError('a produce object needs at least one range');
@@ -76,11 +80,12 @@ export function layoutProduceObject(ctx: SluiceContext, topic: string, ranges: r
     ranges.length === 1
       ? segmentObjectKey(ctx.prefix, topic, ranges[0].partition, ranges[0].baseOffset, newSegmentId(ranges[0].epoch), '.log')
       : sharedProduceObjectKey(ctx.prefix, now);
-  const body = Buffer.allocUnsafe(ranges.reduce((n, r) => n + r.batch.length, 0));
+  // One range: the batch itself is the body (a produce of 1 MiB to one partition copies nothing).
+  const body = ranges.length === 1 ? ranges[0].batch : Buffer.allocUnsafe(ranges.reduce((n, r) => n + r.batch.length, 0));
   let position = 0;
   const items = ranges.map((r, i): SegmentItem => {
     const header = headers[i];
-    r.batch.copy(body, position);
+    if (body !== r.batch) r.batch.copy(body, position);
     writeInt64(body, r.baseOffset, position + BASE_OFFSET_FIELD);
     body.writeInt32BE(r.epoch, position + PARTITION_LEADER_EPOCH_FIELD);
     const item: SegmentItem = {
