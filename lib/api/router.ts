@@ -21,7 +21,10 @@ export interface HttpRequest {
   readonly path: string;
   readonly query?: Readonly<Record<string, string | undefined>>;
   readonly headers?: Readonly<Record<string, string | undefined>>;
-  /** Text as received, or the raw bytes (an isBase64Encoded body), which must be UTF-8. */
+  /**
+   * Text as received, or the raw bytes (an isBase64Encoded body): UTF-8 JSON, or record batches.
+   * Bytes are handed over: a record-batches produce stamps offsets into its batches in place.
+   */
   readonly body?: string | Buffer | null;
 }
 
