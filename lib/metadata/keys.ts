@@ -3,8 +3,10 @@
 //   pk                              sk                  item
 //   TOPICS                          <topic>             topic: partitions, config, createdAt
 //   PART#<topic>#<partition>        STATE               partition state: nextOffset, logStartOffset,
-//                                                       lease owner/epoch/expiresAt, producer sequences
-//   PART#<topic>#<partition>        SEG#<base, 20 dig>  segment manifest item: object key + byte range
+//                                                       lease owner/epoch/expiresAt, producer sequences,
+//                                                       tail: the manifest's newest ranges (lib/log/partition-tail.ts)
+//   PART#<topic>#<partition>        SEG#<base, 20 dig>  segment manifest item: object key + byte range, or
+//                                                       a spilled tail's list of ranges
 //   GROUP#<group>                   META                group: version, generation, assignor, members map
 //                                                       (subscriptions, session expiry), assignment, pending
 //                                                       handovers — one item, so one conditional write per
