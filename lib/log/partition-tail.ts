@@ -143,10 +143,14 @@ function isTailOld(ctx: SluiceContext, topic: string, partition: number, tail: r
   return oldest !== undefined && ctx.now() - oldest.createdAt >= maxAgeMs;
 }
 
-/** The SEG item standing for the tail's ranges: one range as is, several as a listed item. */
+/**
+ * The SEG item standing for the tail's ranges: one range as a plain item, several as a listed one.
+ * Either way it carries the spilling leader's epoch (at least its ranges') and the time of the
+ * spill, which are what fence a late put at its key and what compaction's grace rule counts from.
+ */
 export function spillItem(ctx: SluiceContext, topic: string, partition: number, tail: readonly string[], epoch: number): SegmentItem {
   const ranges = decodeRanges(ctx, topic, partition, tail);
-  if (ranges.length === 1) return ranges[0];
+  if (ranges.length === 1) return { ...ranges[0], epoch: Math.max(epoch, ranges[0].epoch), createdAt: ctx.now() };
   const first = ranges[0];
   const last = ranges[ranges.length - 1];
   return {
