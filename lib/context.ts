@@ -13,10 +13,11 @@ export interface SluiceSettings {
   readonly table: string;
   /** Key prefix for all objects, no trailing slash. env `SLUICE_PREFIX`, @default '' */
   readonly prefix: string;
-  /** Partition lease length. env `SLUICE_LEASE_MS`, @default 5000 */
+  /**
+   * Partition leader lease length: how long one maintainer keeps a partition's merges and
+   * retention to itself. Appends never take it. env `SLUICE_LEASE_MS`, @default 30000
+   */
   readonly leaseMs: number;
-  /** How long a writer waits for a busy lease before NOT_LEADER_OR_FOLLOWER. env `SLUICE_LEASE_WAIT_MS`, @default 2000 */
-  readonly leaseWaitMs: number;
   /** Objects no longer referenced are deleted only after this. env `SLUICE_GRACE_MS`, @default 300000 */
   readonly graceMs: number;
   /** Upper bound for fetch long-poll. @default 20000 */
@@ -45,8 +46,7 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): SluiceSet
     bucket: env.SLUICE_BUCKET || 'sluice-data',
     table: env.SLUICE_TABLE || 'sluice-metadata',
     prefix: (env.SLUICE_PREFIX ?? '').replace(/\/+$/, ''),
-    leaseMs: intEnv(env, 'SLUICE_LEASE_MS', 5000),
-    leaseWaitMs: intEnv(env, 'SLUICE_LEASE_WAIT_MS', 2000),
+    leaseMs: intEnv(env, 'SLUICE_LEASE_MS', 30_000),
     graceMs: intEnv(env, 'SLUICE_GRACE_MS', 300_000),
     maxWaitMsLimit: intEnv(env, 'SLUICE_MAX_WAIT_MS', 20_000),
   };
@@ -58,19 +58,37 @@ export interface ClientOptions {
   readonly dynamodbEndpoint?: string;
   readonly region?: string;
   readonly credentials?: { accessKeyId: string; secretAccessKey: string };
+  /** Deadline of each attempt of each request. env `SLUICE_REQUEST_TIMEOUT_MS`, @default 5000 */
+  readonly requestTimeoutMs?: number;
 }
+
+/**
+ * Attempts per SDK request. With the deadline per attempt this bounds how late any write can land
+ * (design rule 3: well inside the grace period after which unreferenced objects are deleted).
+ */
+const MAX_ATTEMPTS = 3;
 
 export function createClients(options: ClientOptions = {}): { s3: S3Client; ddb: DynamoDBDocumentClient } {
   const region = options.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'us-east-1';
   // Path-style addressing whenever an endpoint is configured: emulators and LocalStack need it.
   const customS3 = Boolean(options.s3Endpoint || process.env.AWS_ENDPOINT_URL_S3 || process.env.AWS_ENDPOINT_URL);
+  const requestTimeout = options.requestTimeoutMs ?? intEnv(process.env, 'SLUICE_REQUEST_TIMEOUT_MS', 5000);
+  const requestHandler = { requestTimeout, connectionTimeout: Math.min(requestTimeout, 2000) };
   const s3 = new S3Client({
     region,
     endpoint: options.s3Endpoint,
     credentials: options.credentials,
     forcePathStyle: customS3,
+    maxAttempts: MAX_ATTEMPTS,
+    requestHandler,
   });
-  const dynamo = new DynamoDBClient({ region, endpoint: options.dynamodbEndpoint, credentials: options.credentials });
+  const dynamo = new DynamoDBClient({
+    region,
+    endpoint: options.dynamodbEndpoint,
+    credentials: options.credentials,
+    maxAttempts: MAX_ATTEMPTS,
+    requestHandler,
+  });
   const ddb = DynamoDBDocumentClient.from(dynamo, {
     marshallOptions: { removeUndefinedValues: true },
   });

@@ -20,6 +20,7 @@ export type ErrorCode =
   | 'OUT_OF_ORDER_SEQUENCE_NUMBER'
   | 'INVALID_PRODUCER_EPOCH'
   | 'UNKNOWN_PRODUCER_ID'
+  | 'DUPLICATE_SEQUENCE_NUMBER'
   | 'NOT_LEADER_OR_FOLLOWER'
   | 'THROTTLING'
   | 'REQUEST_TIMED_OUT'
@@ -51,6 +52,7 @@ const ERROR_SPECS: Readonly<Record<ErrorCode, ErrorSpec>> = {
   OUT_OF_ORDER_SEQUENCE_NUMBER: { status: 409, retriable: false },
   INVALID_PRODUCER_EPOCH: { status: 409, retriable: false },
   UNKNOWN_PRODUCER_ID: { status: 409, retriable: false },
+  DUPLICATE_SEQUENCE_NUMBER: { status: 409, retriable: false },
   NOT_LEADER_OR_FOLLOWER: { status: 503, retriable: true },
   THROTTLING: { status: 429, retriable: true },
   REQUEST_TIMED_OUT: { status: 503, retriable: true },

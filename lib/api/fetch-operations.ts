@@ -14,6 +14,7 @@ import { readBatches, readRecords, type ReadResult } from '../log/read.js';
 import { metrics } from '../observability/metrics.js';
 import { getPartitionState } from '../metadata/partition-state.js';
 import { getTopicCached, validateTopicName } from '../metadata/topics.js';
+import type { TopicRef } from '../metadata/types.js';
 import { readBatchHeader } from '../records/index.js';
 import { MAX_BATCH_RESPONSE_BYTES, RecordBatchesReply } from './batch-body.js';
 import { encodeBytes } from './encoding.js';
@@ -57,14 +58,21 @@ const listOffsetsSchema = z.strictObject({
  * Reads once; when that finds nothing at the high watermark and the caller may wait, long-polls the
  * partition's STATE until the log end passes the offset or the wait runs out, then reads again.
  */
-async function readOrWait<T>(ctx: SluiceContext, input: FetchInput, read: () => Promise<T>, isEmpty: (result: T) => boolean, highWatermark: (result: T) => number): Promise<T> {
+async function readOrWait<T>(
+  ctx: SluiceContext,
+  topic: TopicRef,
+  input: FetchInput,
+  read: () => Promise<T>,
+  isEmpty: (result: T) => boolean,
+  highWatermark: (result: T) => number,
+): Promise<T> {
   const result = await read();
   const waitMs = Math.min(input.maxWaitMs, ctx.maxWaitMsLimit);
   if (!isEmpty(result) || waitMs <= 0 || input.offset < highWatermark(result)) return result;
   const deadline = Date.now() + waitMs;
   while (Date.now() < deadline) {
     await sleep(Math.min(LONG_POLL_INTERVAL_MS, Math.max(0, deadline - Date.now())));
-    const state = await getPartitionState(ctx, input.topic, input.partition);
+    const state = await getPartitionState(ctx, topic, input.partition);
     if (state.nextOffset > input.offset) return read();
   }
   return result;
@@ -73,15 +81,15 @@ async function readOrWait<T>(ctx: SluiceContext, input: FetchInput, read: () => 
 async function fetchRecords(ctx: SluiceContext, raw: Record<string, unknown>) {
   const input = parseInput(fetchSchema, raw);
   validateTopicName(input.topic);
-  await getTopicCached(ctx, input.topic, input.partition);
+  const topic = await getTopicCached(ctx, input.topic, input.partition);
   const request = { offset: input.offset, maxBytes: Math.min(input.maxBytes, MAX_READ_BYTES_PER_FETCH) };
   if (input.format === 'batches') {
-    const read = () => readBatches(ctx, input.topic, input.partition, request);
-    const result = await readOrWait(ctx, input, read, (r) => r.batches.length === 0, (r) => r.highWatermark);
+    const read = () => readBatches(ctx, topic, input.partition, request);
+    const result = await readOrWait(ctx, topic, input, read, (r) => r.batches.length === 0, (r) => r.highWatermark);
     return toBatchesReply(result.batches, result.nextOffset, result.highWatermark, result.logStartOffset);
   }
-  const read = () => readRecords(ctx, input.topic, input.partition, request);
-  const result = await readOrWait(ctx, input, read, (r) => r.records.length === 0, (r) => r.highWatermark);
+  const read = () => readRecords(ctx, topic, input.partition, request);
+  const result = await readOrWait(ctx, topic, input, read, (r) => r.records.length === 0, (r) => r.highWatermark);
   const { response, payloadBytes } = toResponse(result, input.offset, input.encoding);
   metrics.fetched(response.records.length, payloadBytes);
   return response;
@@ -177,8 +185,8 @@ const listOffsetsOperation: Operation = {
   async run(ctx, raw) {
     const input = parseInput(listOffsetsSchema, raw);
     validateTopicName(input.topic);
-    await getTopicCached(ctx, input.topic, input.partition);
-    return { status: 200, body: await listOffsets(ctx, input.topic, input.partition, input.at) };
+    const topic = await getTopicCached(ctx, input.topic, input.partition);
+    return { status: 200, body: await listOffsets(ctx, topic, input.partition, input.at) };
   },
 };
 

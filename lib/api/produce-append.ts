@@ -30,11 +30,7 @@ export async function appendAndAnswer(
   topic: TopicMetadata,
   appends: readonly PartitionAppend[],
 ): Promise<AppendAnswer> {
-  const results = await appendToPartitions(ctx, topic.name, appends, {
-    indexIntervalBytes: topic.config['index.interval.bytes'],
-    segmentMs: topic.config['segment.ms'],
-    segmentBytes: topic.config['segment.bytes'],
-  });
+  const results = await appendToPartitions(ctx, topic, appends);
   const byPartition = new Map<number, PartitionAppendResult>();
   for (const r of results) byPartition.set(r.partition, r);
   const ordered = appends.map((a) => byPartition.get(a.partition)!);

@@ -8,6 +8,7 @@
 import * as z from 'zod';
 import type { SluiceContext } from '../context.js';
 import { getPartitionState } from '../metadata/partition-state.js';
+import type { TopicRef } from '../metadata/types.js';
 import { addPartitions, createTopic, deleteTopic, listTopics, requireTopic, validateTopicName } from '../metadata/topics.js';
 import type { Operation } from './operation.js';
 import { intField, parseInput, topicName } from './validation.js';
@@ -24,7 +25,7 @@ const topicOnly = z.strictObject({ topic: topicName });
 const addPartitionsSchema = z.strictObject({ topic: topicName, count: anyInt });
 
 /** Reads partition states a few at a time: a topic can have up to 1000 partitions. */
-async function describePartitions(ctx: SluiceContext, topic: string, count: number) {
+async function describePartitions(ctx: SluiceContext, topic: TopicRef, count: number) {
   const out = [];
   const concurrency = 25;
   for (let start = 0; start < count; start += concurrency) {
@@ -51,7 +52,7 @@ const createTopicOperation: Operation = {
   async run(ctx, raw) {
     const input = parseInput(createTopicSchema, raw);
     const topic = await createTopic(ctx, input.name, input.partitions, input.config);
-    return { status: 201, body: { name: topic.name, partitions: topic.partitions, config: topic.config } };
+    return { status: 201, body: { name: topic.name, topicId: topic.id, partitions: topic.partitions, config: topic.config } };
   },
 };
 
@@ -62,7 +63,7 @@ const listTopicsOperation: Operation = {
   async run(ctx, raw) {
     parseInput(z.strictObject({}), raw);
     const topics = await listTopics(ctx);
-    return { status: 200, body: { topics: topics.map((t) => ({ name: t.name, partitions: t.partitions })) } };
+    return { status: 200, body: { topics: topics.map((t) => ({ name: t.name, topicId: t.id, partitions: t.partitions })) } };
   },
 };
 
@@ -76,7 +77,7 @@ const describeTopicOperation: Operation = {
     const topic = await requireTopic(ctx, input.topic);
     return {
       status: 200,
-      body: { name: topic.name, config: topic.config, partitions: await describePartitions(ctx, topic.name, topic.partitions) },
+      body: { name: topic.name, topicId: topic.id, config: topic.config, partitions: await describePartitions(ctx, topic, topic.partitions) },
     };
   },
 };

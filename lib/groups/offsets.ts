@@ -18,7 +18,8 @@ import { SluiceError } from '../api/errors.js';
 import { isConditionalCheckFailed } from '../metadata/aws-errors.js';
 import { groupPk } from '../metadata/keys.js';
 import { queryAll } from '../metadata/query-all.js';
-import { getPartitionState } from '../metadata/partition-state.js';
+import { readPartitionState } from '../metadata/partition-state.js';
+import { getTopicCached } from '../metadata/topics.js';
 import { compareTopicPartitions } from './assignors/types.js';
 import { OFFSET_PREFIX, offsetKey } from './group-keys.js';
 import { emptyGroupState } from './group-state.js';
@@ -159,7 +160,10 @@ export async function fetchCommittedOffsets(ctx: SluiceContext, group: string, t
 export async function fetchOffsetsWithLag(ctx: SluiceContext, group: string, topic?: string): Promise<OffsetWithLag[]> {
   const committed = await fetchCommittedOffsets(ctx, group, topic);
   return inBatches(committed, async (c) => {
-    const highWatermark = (await getPartitionState(ctx, c.topic, c.partition)).nextOffset;
+    // A topic deleted (or a partition never created) since the commit has no log end: lag 0.
+    const topic = await getTopicCached(ctx, c.topic).catch(() => undefined);
+    const state = topic && c.partition < topic.partitions ? await readPartitionState(ctx, topic, c.partition) : undefined;
+    const highWatermark = state?.nextOffset ?? c.offset;
     return { ...c, highWatermark, lag: Math.max(0, highWatermark - c.offset) };
   });
 }

@@ -7,8 +7,9 @@ import type { SluiceContext } from '../context.js';
 import { SluiceError } from '../api/errors.js';
 import { listOffsets } from '../log/list-offsets.js';
 import { getPartitionState } from '../metadata/partition-state.js';
+import { requireTopic } from '../metadata/topics.js';
+import type { TopicRef } from '../metadata/types.js';
 import { claimInactiveGroup, inBatches, writeOffsets, type CommittedOffset } from './offsets.js';
-import { topicPartitionCount } from './topic-partitions.js';
 
 export type ResetTarget = 'earliest' | 'latest' | { readonly timestamp: number } | { readonly offset: number };
 
@@ -20,7 +21,7 @@ export interface ResetRequest {
   readonly to: ResetTarget;
 }
 
-async function targetOffset(ctx: SluiceContext, topic: string, partition: number, to: ResetTarget): Promise<number> {
+async function targetOffset(ctx: SluiceContext, topic: TopicRef, partition: number, to: ResetTarget): Promise<number> {
   if (to === 'earliest' || to === 'latest') return (await listOffsets(ctx, topic, partition, to)).offset;
   if ('timestamp' in to) return (await listOffsets(ctx, topic, partition, to.timestamp)).offset;
   const state = await getPartitionState(ctx, topic, partition);
@@ -28,8 +29,8 @@ async function targetOffset(ctx: SluiceContext, topic: string, partition: number
 }
 
 export async function resetOffsets(ctx: SluiceContext, req: ResetRequest): Promise<CommittedOffset[]> {
-  const count = await topicPartitionCount(ctx, req.topic);
-  if (count === 0) throw new SluiceError('UNKNOWN_TOPIC_OR_PARTITION', `topic '${req.topic}' does not exist`, { topic: req.topic });
+  const topic = await requireTopic(ctx, req.topic);
+  const count = topic.partitions;
   const partitions = req.partitions ? [...new Set(req.partitions)].sort((a, b) => a - b) : Array.from({ length: count }, (_, p) => p);
   const missing = partitions.find((p) => p >= count);
   if (missing !== undefined) {
@@ -43,7 +44,7 @@ export async function resetOffsets(ctx: SluiceContext, req: ResetRequest): Promi
   const offsets = await inBatches(partitions, async (partition) => ({
     topic: req.topic,
     partition,
-    offset: await targetOffset(ctx, req.topic, partition, req.to),
+    offset: await targetOffset(ctx, topic, partition, req.to),
   }));
   return writeOffsets(ctx, req.group, generation, offsets);
 }

@@ -2,7 +2,7 @@
 // CRC-32C of every batch (a corrupt batch is CORRUPT_MESSAGE, never data) and that each batch's
 // offsets lie inside the manifest item it was read for.
 import { SluiceError } from '../api/errors.js';
-import type { SegmentItem } from '../metadata/types.js';
+import type { ManifestRange } from '../metadata/types.js';
 import {
   CorruptRecordError,
   type DecodedBatch,
@@ -17,20 +17,20 @@ export function batchSizeAt(buf: Buffer, position: number): number | undefined {
   return buf.length - position >= LOG_OVERHEAD ? LOG_OVERHEAD + buf.readInt32BE(position + 8) : undefined;
 }
 
-export function decodeBatchOf(item: SegmentItem, buf: Buffer, position: number): DecodedBatch {
+export function decodeBatchOf(item: ManifestRange, buf: Buffer, position: number): DecodedBatch {
   const batch = asCorrupt(item, () => decodeRecordBatch(buf, position));
   checkInsideItem(item, batch.header);
   return batch;
 }
 
 /** The header of the batch at `position` (its CRC is not checked), inside the item's offsets. */
-export function batchHeaderOf(item: SegmentItem, buf: Buffer, position: number): RecordBatchHeader {
+export function batchHeaderOf(item: ManifestRange, buf: Buffer, position: number): RecordBatchHeader {
   const header = asCorrupt(item, () => readBatchHeader(buf, position));
   checkInsideItem(item, header);
   return header;
 }
 
-function asCorrupt<T>(item: SegmentItem, read: () => T): T {
+function asCorrupt<T>(item: ManifestRange, read: () => T): T {
   try {
     return read();
   } catch (e) {
@@ -41,7 +41,7 @@ function asCorrupt<T>(item: SegmentItem, read: () => T): T {
   }
 }
 
-function checkInsideItem(item: SegmentItem, { baseOffset, lastOffset }: RecordBatchHeader): void {
+function checkInsideItem(item: ManifestRange, { baseOffset, lastOffset }: RecordBatchHeader): void {
   if (baseOffset < item.baseOffset || lastOffset > item.lastOffset) {
     throw new SluiceError(
       'CORRUPT_MESSAGE',
@@ -52,7 +52,7 @@ function checkInsideItem(item: SegmentItem, { baseOffset, lastOffset }: RecordBa
 }
 
 /** Every complete batch of `buf` (read at the item's byte `start`), and where the complete part ends. */
-export function decodeCompleteBatches(item: SegmentItem, buf: Buffer): { batches: DecodedBatch[]; end: number } {
+export function decodeCompleteBatches(item: ManifestRange, buf: Buffer): { batches: DecodedBatch[]; end: number } {
   const batches: DecodedBatch[] = [];
   let position = 0;
   for (;;) {

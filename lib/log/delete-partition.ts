@@ -1,14 +1,16 @@
 // Removes everything a partition stored (used by topic deletion): the STATE item first, so any
-// writer still running fails its commit on the missing item and nothing new becomes visible; then
-// every SEG item; then every object under the partition's folder, including orphans that no
-// manifest item references (crashed writers, fenced leaders).
+// writer still running fails its update on the missing item and nothing new becomes visible; then
+// every SEG item; then every object under the partition's folder. Intake objects it shared with
+// other partitions go with the maintenance sweep once nothing references them. Keys carry the
+// topic id, so a late write of a writer stalled across the deletion can only land in keys no
+// re-created topic of the same name ever reads.
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { BatchWriteCommand, DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import type { SluiceContext } from '../context.js';
 import { segmentKey, stateKey } from '../metadata/keys.js';
 import { allSegmentItems } from '../metadata/manifest.js';
+import type { TopicRef } from '../metadata/types.js';
 import { deleteObjects } from './cleanup.js';
-import { forgetPartition } from './partition-leader.js';
 import { partitionObjectPrefix } from './segment-name.js';
 
 const BATCH_WRITE_LIMIT = 25;
@@ -25,9 +27,8 @@ async function deleteItems(ctx: SluiceContext, keys: { pk: string; sk: string }[
   }
 }
 
-export async function deletePartitionData(ctx: SluiceContext, topic: string, partition: number): Promise<void> {
+export async function deletePartitionData(ctx: SluiceContext, topic: TopicRef, partition: number): Promise<void> {
   await ctx.ddb.send(new DeleteCommand({ TableName: ctx.table, Key: stateKey(topic, partition) }));
-  forgetPartition(ctx, topic, partition);
 
   let keys: { pk: string; sk: string }[] = [];
   for await (const item of allSegmentItems(ctx, topic, partition)) {

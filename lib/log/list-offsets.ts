@@ -8,29 +8,29 @@ import type { SluiceContext } from '../context.js';
 import { toSluiceError } from '../metadata/aws-errors.js';
 import { firstSegmentItemWithMaxTimestampAtLeast, floorSegmentItem } from '../metadata/manifest.js';
 import { getPartitionState } from '../metadata/partition-state.js';
-import type { PartitionState, SegmentItem } from '../metadata/types.js';
+import type { ManifestRange, PartitionState, TopicRef } from '../metadata/types.js';
 import { offsetForTimeInItem } from './offset-for-time.js';
 import { StaleViewError } from './segment-fetch.js';
-import { decodeRanges, rangesOf } from './segment-range.js';
+import { decodeEntries, rangesOf } from './manifest-entry.js';
 
 const VIEW_REFRESHES = 2;
 
 export async function listOffsets(
   ctx: SluiceContext,
-  topic: string,
+  topic: TopicRef,
   partition: number,
   at: 'earliest' | 'latest' | number,
 ): Promise<{ offset: number; timestamp?: number }> {
   try {
     return await listOffsetsWithRefresh(ctx, topic, partition, at);
   } catch (e) {
-    throw toSluiceError(e, `list offsets of ${topic}-${partition}`);
+    throw toSluiceError(e, `list offsets of ${topic.name}-${partition}`);
   }
 }
 
 async function listOffsetsWithRefresh(
   ctx: SluiceContext,
-  topic: string,
+  topic: TopicRef,
   partition: number,
   at: 'earliest' | 'latest' | number,
 ): Promise<{ offset: number; timestamp?: number }> {
@@ -39,18 +39,22 @@ async function listOffsetsWithRefresh(
     if (at === 'earliest') return { offset: state.logStartOffset };
     if (at === 'latest') return { offset: state.nextOffset };
     try {
-      return await offsetForTimestamp(ctx, state, at);
+      return await offsetForTimestamp(ctx, topic, state, at);
     } catch (e) {
       if (!(e instanceof StaleViewError) || refresh === VIEW_REFRESHES) throw e;
     }
   }
 }
 
-async function offsetForTimestamp(ctx: SluiceContext, state: PartitionState, timestamp: number): Promise<{ offset: number; timestamp?: number }> {
-  const { topic, partition, logStartOffset, nextOffset: highWatermark } = state;
-  const tail = decodeRanges(ctx, topic, partition, state.tail);
-  const tailBase = tail[0]?.baseOffset ?? highWatermark;
-  const search = async (ranges: readonly SegmentItem[]) => {
+async function offsetForTimestamp(
+  ctx: SluiceContext,
+  topic: TopicRef,
+  state: PartitionState,
+  timestamp: number,
+): Promise<{ offset: number; timestamp?: number }> {
+  const { partition, logStartOffset, nextOffset: highWatermark, tailBase } = state;
+  const tail = decodeEntries(ctx, tailBase, state.tail);
+  const search = async (ranges: readonly ManifestRange[]) => {
     for (const range of ranges) {
       if (range.maxTimestamp < timestamp || range.lastOffset < logStartOffset || range.baseOffset >= highWatermark) continue;
       // Compacted segments carry a .timeindex: the lookup reads from the batch it points to.
@@ -65,7 +69,7 @@ async function offsetForTimestamp(ctx: SluiceContext, state: PartitionState, tim
   while (from < tailBase) {
     const item = await firstSegmentItemWithMaxTimestampAtLeast(ctx, topic, partition, from, timestamp);
     if (!item || item.baseOffset >= Math.min(tailBase, highWatermark)) break;
-    const hit = await search(rangesOf(ctx, topic, partition, item));
+    const hit = await search(rangesOf(ctx, item));
     if (hit) return hit;
     from = item.lastOffset + 1;
   }

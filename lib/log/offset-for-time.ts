@@ -2,10 +2,11 @@
 // (and inside [logStartOffset, highWatermark)). With a `.timeindex` (compacted segments) the read
 // starts at the batch the time index points to, found through the `.index` (time-index.ts
 // explains why nothing before it can qualify), and proceeds in bounded windows, so a lookup in a
-// large segment reads a few KB rather than the whole segment. Without one (an appended batch,
-// small) the item is read from its start. Both index objects are immutable and cached.
+// large segment reads a few KB rather than the whole segment. Without one (an intake range: one
+// produce's batch, small) the range is read whole and stamped with its offsets (batch-stamp.ts). Both index objects are immutable and cached.
 import type { SluiceContext } from '../context.js';
-import type { SegmentItem } from '../metadata/types.js';
+import type { ManifestRange } from '../metadata/types.js';
+import { stampRange } from './batch-stamp.js';
 import { batchSizeAt, decodeBatchOf, decodeCompleteBatches } from './decode-segment.js';
 import { lookupOffsetIndex } from './offset-index.js';
 import { getObjectRange, getOffsetIndexObject } from './segment-fetch.js';
@@ -17,7 +18,7 @@ const WINDOW_BYTES = 256 * 1024;
 
 export async function offsetForTimeInItem(
   ctx: SluiceContext,
-  item: SegmentItem,
+  item: ManifestRange,
   timestamp: number,
   logStartOffset: number,
   highWatermark: number,
@@ -36,6 +37,11 @@ export async function offsetForTimeInItem(
     }
     return undefined;
   };
+  if (item.intake) {
+    const whole = await getObjectRange(ctx, { objectKey: item.objectKey, start: item.position, end });
+    stampRange(item, whole);
+    return match(decodeCompleteBatches(item, whole).batches);
+  }
   while (at < end) {
     const buf = await getObjectRange(ctx, { objectKey: item.objectKey, start: at, end: Math.min(end, at + WINDOW_BYTES) });
     const { batches, end: used } = decodeCompleteBatches(item, buf);

@@ -1,14 +1,19 @@
-// Kafka's idempotent-producer rules for one partition (ProducerStateManager / ProducerAppendInfo),
-// checked by the leader against the last batch it stored for the producer id:
-//   - an older producer epoch is fenced: INVALID_PRODUCER_EPOCH;
-//   - a new producer id, or a newer epoch of a known one, must start at sequence 0;
-//   - the same epoch with the last batch's baseSequence and record count is a retry: acknowledged
-//     with the ORIGINAL offsets and not written again;
-//   - otherwise the batch must continue the sequence (last + 1, wrapping after 2^31 - 1 like
-//     Kafka's DefaultRecordBatch.incrementSequence); anything else is OUT_OF_ORDER_SEQUENCE_NUMBER.
-// Sluice keeps one batch per producer (Kafka keeps five), so only the latest batch is deduplicated.
-import { SluiceError } from '../api/errors.js';
-import type { ProducerBatchState } from '../metadata/types.js';
+// Kafka's idempotent-producer rules for one partition (ProducerStateManager / ProducerAppendInfo).
+// The append's conditional update enforces the happy path itself (partition-state.ts appendEntry:
+// sequence 0 needs no entry or an older epoch; otherwise the same epoch and the previous sequence
+// as the entry's last). When DynamoDB refuses it, the condition does not say why, so one consistent
+// read of STATE decides (design rule 5):
+//   - the producer's last batch again (same epoch, base sequence and count): a retry, answered with
+//     its ORIGINAL offsets and not written again;
+//   - an older batch of the same epoch: DUPLICATE_SEQUENCE_NUMBER (Sluice remembers the last batch
+//     per producer; Kafka's clients treat this answer as "already written");
+//   - an older producer epoch: INVALID_PRODUCER_EPOCH (fenced);
+//   - no entry for a sequence other than 0: UNKNOWN_PRODUCER_ID (expired, or never seen);
+//   - a gap: OUT_OF_ORDER_SEQUENCE_NUMBER;
+//   - a new producer while MAX_PRODUCERS_PER_PARTITION entries are held: expire idle ones or wait;
+//   - anything else passes: the refusal was the tail's (or a race), and the update is tried again.
+import { type ErrorCode, SluiceError } from '../api/errors.js';
+import type { PartitionState } from '../metadata/types.js';
 
 export interface ProducerBatch {
   readonly producerId: number;
@@ -16,42 +21,59 @@ export interface ProducerBatch {
   readonly baseSequence: number;
 }
 
-export type SequenceCheck =
-  | { readonly kind: 'append'; readonly lastSequence: number }
-  | { readonly kind: 'duplicate'; readonly baseOffset: number; readonly count: number }
-  | { readonly kind: 'error'; readonly error: SluiceError };
+/**
+ * Idempotent producers' entries one partition holds at most: each takes ~110 bytes of STATE, which
+ * every append rewrites (design rule 6: STATE within 2 KB).
+ */
+export const MAX_PRODUCERS_PER_PARTITION = 8;
+/**
+ * A producer entry idle this long may be removed to make room for a new producer (Kafka keeps
+ * them for producer.id.expiration.ms, a day; Sluice pays for every byte of STATE on every append).
+ */
+export const PRODUCER_ENTRY_IDLE_MS = 5 * 60_000;
 
 const INT32_MAX = 0x7fff_ffff;
 
+/** Kafka's DefaultRecordBatch.incrementSequence: sequences wrap after 2^31 - 1. */
 export function incrementSequence(sequence: number, increment: number): number {
   return sequence > INT32_MAX - increment ? increment - (INT32_MAX - sequence) - 1 : sequence + increment;
 }
 
-export function checkProducerSequence(last: ProducerBatchState | undefined, batch: ProducerBatch, count: number): SequenceCheck {
-  const append: SequenceCheck = { kind: 'append', lastSequence: incrementSequence(batch.baseSequence, count - 1) };
-  const outOfOrder = (expected: number): SequenceCheck => ({
+export type RefusedSequenceVerdict =
+  | { readonly kind: 'duplicate'; readonly baseOffset: number }
+  | { readonly kind: 'error'; readonly error: SluiceError }
+  | { readonly kind: 'producerCapReached' }
+  | { readonly kind: 'sequenceOk' };
+
+/** Why the update of an idempotent batch was refused, judged on STATE read after the refusal. */
+export function classifyRefusedSequence(state: PartitionState, batch: ProducerBatch, count: number): RefusedSequenceVerdict {
+  const id = String(batch.producerId);
+  const last = state.producers[id];
+  const error = (code: ErrorCode, message: string, details?: Record<string, unknown>): RefusedSequenceVerdict => ({
     kind: 'error',
-    error: new SluiceError(
-      'OUT_OF_ORDER_SEQUENCE_NUMBER',
-      `producer ${batch.producerId} epoch ${batch.producerEpoch}: expected sequence ${expected}, got ${batch.baseSequence}`,
-      { expectedSequence: expected },
-    ),
+    error: new SluiceError(code, `producer ${batch.producerId} epoch ${batch.producerEpoch}: ${message}`, details),
   });
-  if (!last || batch.producerEpoch > last.producerEpoch) {
-    return batch.baseSequence === 0 ? append : outOfOrder(0);
+  if (!last) {
+    if (batch.baseSequence !== 0) return error('UNKNOWN_PRODUCER_ID', `no state for this producer (sequence ${batch.baseSequence}); it expired or never wrote here`);
+    return Object.keys(state.producers).length >= MAX_PRODUCERS_PER_PARTITION ? { kind: 'producerCapReached' } : { kind: 'sequenceOk' };
   }
-  if (batch.producerEpoch < last.producerEpoch) {
-    return {
-      kind: 'error',
-      error: new SluiceError(
-        'INVALID_PRODUCER_EPOCH',
-        `producer ${batch.producerId} epoch ${batch.producerEpoch} is fenced by epoch ${last.producerEpoch}`,
-      ),
-    };
+  if (batch.producerEpoch < last.producerEpoch) return error('INVALID_PRODUCER_EPOCH', `fenced by epoch ${last.producerEpoch}`);
+  if (batch.producerEpoch > last.producerEpoch) {
+    return batch.baseSequence === 0 ? { kind: 'sequenceOk' } : error('OUT_OF_ORDER_SEQUENCE_NUMBER', `a new epoch starts at sequence 0, got ${batch.baseSequence}`, { expectedSequence: 0 });
   }
   if (batch.baseSequence === last.baseSequence && count === last.count) {
-    return { kind: 'duplicate', baseOffset: last.baseOffset, count: last.count };
+    return { kind: 'duplicate', baseOffset: state.producerBases[id] };
   }
   const expected = incrementSequence(last.lastSequence, 1);
-  return batch.baseSequence === expected ? append : outOfOrder(expected);
+  if (batch.baseSequence === expected) return { kind: 'sequenceOk' };
+  if (isBefore(batch.baseSequence, last.baseSequence)) {
+    return error('DUPLICATE_SEQUENCE_NUMBER', `sequence ${batch.baseSequence} was written before the last batch (${last.baseSequence})`);
+  }
+  return error('OUT_OF_ORDER_SEQUENCE_NUMBER', `expected sequence ${expected}, got ${batch.baseSequence}`, { expectedSequence: expected });
+}
+
+/** Whether sequence `a` comes before `b`, within half the sequence space (they wrap). */
+function isBefore(a: number, b: number): boolean {
+  const distance = (b - a + INT32_MAX + 1) % (INT32_MAX + 1);
+  return distance > 0 && distance < (INT32_MAX + 1) / 2;
 }

@@ -3,20 +3,23 @@
 //
 //   1. STATE, strongly consistent: highWatermark = nextOffset, logStartOffset; offset must lie in
 //      [logStartOffset, highWatermark] (OFFSET_OUT_OF_RANGE otherwise; = highWatermark reads nothing).
-//      STATE's tail (partition-tail.ts) lists the newest ranges: a tailing consumer's offset is
-//      found there, step 2 is skipped, and step 3 also reads the next tail range when both fit in
-//      maxBytes (two GETs in parallel).
-//   2. Otherwise ONE manifest floor Query (greatest SEG#<base> <= offset, consistent) and the
-//      range of that item holding the offset; an item at or above the nextOffset read in (1) is
-//      never used (it is uncommitted).
+//      STATE's tail lists the newest entries from tailBase (manifest-entry.ts): a tailing
+//      consumer's offset is found there, step 2 is skipped, and step 3 also reads the next tail
+//      range when both fit in maxBytes (two GETs in parallel).
+//   2. Otherwise (offset < tailBase) ONE manifest floor Query (greatest SEG#<base> <= offset,
+//      consistent) and the range of that item holding the offset; an item at or above the tailBase
+//      read in (1) is never used (it may be a pending spill: those offsets come from the tail).
 //   3. ONE ranged GET of that range: from the `.index` position nearest below the offset (index
 //      objects are immutable and served from a bounded in-process cache) for maxBytes, or the whole
 //      range when it has no index (one produce batch, or batches under index.interval.bytes: the
 //      batch holding the offset is returned whole anyway). All batches in the range come in one GET.
 //
+// Batches read from an intake object carry base offset 0: they are stamped with the range's offsets
+// and the partition leader epoch before anything else sees them (batch-stamp.ts).
+//
 // A fetch reads from one manifest range: ranges of uncompacted appends live in different objects,
 // and reading them too would cost a GET each; the consumer continues from nextOffset (compaction
-// merges small items, so a fetch of compacted data fills maxBytes). As in Kafka, maxBytes bounds
+// merges small items, so a fetch of merged data fills maxBytes). As in Kafka, maxBytes bounds
 // whole batches but the first batch holding the offset is returned even when larger; records below
 // the requested offset (earlier records of that batch) are dropped. Only when maxBytes is smaller
 // than the distance from the index position to the end of the batch holding the offset does a
@@ -27,12 +30,13 @@ import type { SluiceContext } from '../context.js';
 import { toSluiceError } from '../metadata/aws-errors.js';
 import { floorSegmentItem } from '../metadata/manifest.js';
 import { getPartitionState } from '../metadata/partition-state.js';
-import type { SegmentItem } from '../metadata/types.js';
+import type { ManifestRange, TopicRef } from '../metadata/types.js';
 import { type DecodedRecord, RECORD_BATCH_OVERHEAD } from '../records/index.js';
 import { batchHeaderOf, batchSizeAt, decodeCompleteBatches } from './decode-segment.js';
 import { lookupOffsetIndex } from './offset-index.js';
 import { StaleViewError, fetchRanges, getObjectRange, getOffsetIndexObject } from './segment-fetch.js';
-import { decodeRanges, rangeHolding, rangesOf } from './segment-range.js';
+import { stampRange } from './batch-stamp.js';
+import { decodeEntries, rangeHolding, rangesOf } from './manifest-entry.js';
 
 export interface ReadResult {
   readonly records: DecodedRecord[];
@@ -63,12 +67,12 @@ interface ReadRequest {
 }
 
 /** Fetch, decoded: records at or after `offset`, every batch's CRC-32C verified. */
-export async function readRecords(ctx: SluiceContext, topic: string, partition: number, request: ReadRequest): Promise<ReadResult> {
+export async function readRecords(ctx: SluiceContext, topic: TopicRef, partition: number, request: ReadRequest): Promise<ReadResult> {
   try {
     const read = await readWithRefresh(ctx, topic, partition, request, decodeCollector(request.offset));
     return { ...read.collected, highWatermark: read.highWatermark, logStartOffset: read.logStartOffset };
   } catch (e) {
-    throw toSluiceError(e, `read of ${topic}-${partition} at ${request.offset}`);
+    throw toSluiceError(e, `read of ${topic.name}-${partition} at ${request.offset}`);
   }
 }
 
@@ -76,12 +80,12 @@ export async function readRecords(ctx: SluiceContext, topic: string, partition: 
  * Fetch, raw: the stored batches holding `offset` and after, not decoded (the consumer verifies
  * the CRC, as Kafka's consumers do). Each batch's offsets are checked against its manifest range.
  */
-export async function readBatches(ctx: SluiceContext, topic: string, partition: number, request: ReadRequest): Promise<BatchReadResult> {
+export async function readBatches(ctx: SluiceContext, topic: TopicRef, partition: number, request: ReadRequest): Promise<BatchReadResult> {
   try {
     const read = await readWithRefresh(ctx, topic, partition, request, rawCollector(request.offset));
     return { ...read.collected, highWatermark: read.highWatermark, logStartOffset: read.logStartOffset };
   } catch (e) {
-    throw toSluiceError(e, `read of ${topic}-${partition} at ${request.offset}`);
+    throw toSluiceError(e, `read of ${topic.name}-${partition} at ${request.offset}`);
   }
 }
 
@@ -91,7 +95,7 @@ export async function readBatches(ctx: SluiceContext, topic: string, partition: 
  */
 interface Collector<T> {
   readonly found: boolean;
-  add(item: SegmentItem, buf: Buffer, highWatermark: number): number;
+  add(item: ManifestRange, buf: Buffer, highWatermark: number): number;
   result(): T & { nextOffset: number };
   empty(offset: number): T & { nextOffset: number };
 }
@@ -146,7 +150,7 @@ function rawCollector(offset: number): Collector<{ batches: Buffer[] }> {
 
 async function readWithRefresh<T>(
   ctx: SluiceContext,
-  topic: string,
+  topic: TopicRef,
   partition: number,
   { offset, maxBytes }: ReadRequest,
   collector: Collector<T>,
@@ -158,20 +162,20 @@ async function readWithRefresh<T>(
     if (offset < logStartOffset || offset > highWatermark) {
       throw new SluiceError(
         'OFFSET_OUT_OF_RANGE',
-        `offset ${offset} is outside [${logStartOffset}, ${highWatermark}] of ${topic}-${partition}`,
+        `offset ${offset} is outside [${logStartOffset}, ${highWatermark}] of ${topic.name}-${partition}`,
         { logStartOffset, highWatermark },
       );
     }
     if (offset === highWatermark) return { collected: collector.empty(offset), highWatermark, logStartOffset };
     try {
-      const tail = decodeRanges(ctx, topic, partition, state.tail);
-      const inTail = tail.length > 0 && offset >= tail[0].baseOffset ? tail.findIndex((r) => r.lastOffset >= offset) : -1;
+      const tail = decodeEntries(ctx, state.tailBase, state.tail);
+      const inTail = offset >= state.tailBase ? tail.findIndex((r) => r.lastOffset >= offset) : -1;
       if (inTail >= 0) {
         await readTailRanges(ctx, tail.slice(inTail, inTail + TAIL_RANGES_PER_FETCH), maxBytes, highWatermark, collector);
         return { collected: collector.result(), highWatermark, logStartOffset };
       }
-      const range = await floorRange(ctx, topic, partition, offset);
-      if (!range || range.baseOffset >= highWatermark || range.lastOffset < offset) {
+      const range = offset < state.tailBase ? await floorRange(ctx, topic, partition, offset) : undefined;
+      if (!range || range.baseOffset >= state.tailBase || range.lastOffset < offset) {
         throw new StaleViewError(`no committed manifest range holds offset ${offset}`);
       }
       await readRange(ctx, range, offset, maxBytes, highWatermark, collector);
@@ -179,7 +183,7 @@ async function readWithRefresh<T>(
     } catch (e) {
       if (!(e instanceof StaleViewError)) throw e;
       if (refresh === VIEW_REFRESHES) {
-        throw new SluiceError('UNKNOWN_SERVER_ERROR', `read of ${topic}-${partition} at ${offset}: ${e.message}`);
+        throw new SluiceError('UNKNOWN_SERVER_ERROR', `read of ${topic.name}-${partition} at ${offset}: ${e.message}`);
       }
     }
   }
@@ -196,7 +200,7 @@ const TAIL_RANGES_PER_FETCH = 2;
 /** Reads whole tail ranges (produce batches, no index): the first always, the others while within maxBytes. */
 async function readTailRanges(
   ctx: SluiceContext,
-  candidates: readonly SegmentItem[],
+  candidates: readonly ManifestRange[],
   maxBytes: number,
   highWatermark: number,
   collector: Collector<unknown>,
@@ -213,6 +217,7 @@ async function readTailRanges(
     ranges.map((r) => ({ objectKey: r.objectKey, start: r.position, end: r.position + r.size })),
   );
   ranges.forEach((range, i) => {
+    stampRange(range, buffers[i]);
     if (collector.add(range, buffers[i], highWatermark) !== buffers[i].length) {
       throw new SluiceError('CORRUPT_MESSAGE', `segment ${range.objectKey}: the range [${range.baseOffset}, ${range.lastOffset}] does not hold whole batches`);
     }
@@ -220,15 +225,15 @@ async function readTailRanges(
 }
 
 /** The range of the SEG item holding `offset` (one Query). */
-async function floorRange(ctx: SluiceContext, topic: string, partition: number, offset: number): Promise<SegmentItem | undefined> {
+async function floorRange(ctx: SluiceContext, topic: TopicRef, partition: number, offset: number): Promise<ManifestRange | undefined> {
   const item = await floorSegmentItem(ctx, topic, partition, offset);
-  return item && rangeHolding(rangesOf(ctx, topic, partition, item), offset);
+  return item && rangeHolding(rangesOf(ctx, item), offset);
 }
 
 /** Reads the batches of one committed range holding `offset` into the collector. */
 async function readRange(
   ctx: SluiceContext,
-  floor: SegmentItem,
+  floor: ManifestRange,
   offset: number,
   maxBytes: number,
   highWatermark: number,
@@ -243,6 +248,8 @@ async function readRange(
   // At least a batch header, so the size of an oversized first batch is known from this read.
   const firstLength = floor.indexKey ? Math.min(floorEnd - start, Math.max(maxBytes, RECORD_BATCH_OVERHEAD)) : floorEnd - start;
   const first = await getObjectRange(ctx, { objectKey: floor.objectKey, start, end: start + firstLength });
+  // An intake range has no index, so it was read whole: stamp it.
+  if (floor.intake) stampRange(floor, first);
   let resumeAt = start + collector.add(floor, first, highWatermark);
 
   // Nothing at or after the offset yet: the first batch holding it did not fit in maxBytes, or the

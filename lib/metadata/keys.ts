@@ -2,11 +2,11 @@
 //
 //   pk                              sk                  item
 //   TOPICS                          <topic>             topic: partitions, config, createdAt
-//   PART#<topic>#<partition>        STATE               partition state: nextOffset, logStartOffset,
-//                                                       lease owner/epoch/expiresAt, producer sequences,
-//                                                       tail: the manifest's newest ranges (lib/log/partition-tail.ts)
-//   PART#<topic>#<partition>        SEG#<base, 20 dig>  segment manifest item: object key + byte range, or
-//                                                       a spilled tail's list of ranges
+//   PART#<topic>#<id>#<partition>   STATE               partition state: nextOffset, logStartOffset,
+//                                                       tailBase + tail (the manifest's newest entries),
+//                                                       producer entries, leader lease owner/epoch/expiresAt
+//   PART#<topic>#<id>#<partition>   SEG#<base, 20 dig>  manifest item: spilled tail entries, or a merged
+//                                                       segment (object key + byte range + indexes)
 //   GROUP#<group>                   META                group: version, generation, assignor, members map
 //                                                       (subscriptions, session expiry), assignment, pending
 //                                                       handovers — one item, so one conditional write per
@@ -23,6 +23,8 @@
 // heartbeat, so it keeps its own partition and the directory holds only a marker written before
 // the group's first META write and removed after its deletion.
 
+import type { TopicRef } from './types.js';
+
 export const OFFSET_DIGITS = 20;
 
 /** Zero-padded 20-digit offset, as in Kafka's segment file names; sorts lexicographically = numerically. */
@@ -33,11 +35,12 @@ export function padOffset(offset: number): string {
 
 export const TOPICS_PK = 'TOPICS';
 export const topicKey = (topic: string) => ({ pk: TOPICS_PK, sk: topic });
-export const partitionPk = (topic: string, partition: number) => `PART#${topic}#${partition}`;
-export const stateKey = (topic: string, partition: number) => ({ pk: partitionPk(topic, partition), sk: 'STATE' });
+/** `<id>` is the topic id (types.ts TopicRef): nothing of a deleted topic is ever read as its successor's. */
+export const partitionPk = (topic: TopicRef, partition: number) => `PART#${topic.name}#${topic.id}#${partition}`;
+export const stateKey = (topic: TopicRef, partition: number) => ({ pk: partitionPk(topic, partition), sk: 'STATE' });
 export const SEGMENT_PREFIX = 'SEG#';
 export const segmentSk = (baseOffset: number) => `${SEGMENT_PREFIX}${padOffset(baseOffset)}`;
-export const segmentKey = (topic: string, partition: number, baseOffset: number) => ({
+export const segmentKey = (topic: TopicRef, partition: number, baseOffset: number) => ({
   pk: partitionPk(topic, partition),
   sk: segmentSk(baseOffset),
 });

@@ -1,63 +1,90 @@
-// The segment manifest: `PART#<topic>#<partition>` / `SEG#<baseOffset, 20 digits>` items (see
-// keys.ts and SegmentItem in types.ts), one per run of RecordBatches in an S3 object, holding the
-// object key and byte range [position, position + size), or one per spilled tail listing several
-// such ranges (lib/log/partition-tail.ts). The newest ranges are listed on STATE itself (its tail).
+// The segment manifest below STATE's tail: `SEG#<baseOffset, 20 digits>` items (keys.ts), each a
+// spilled part of the tail (its entries, lib/log/manifest-entry.ts) or a merged segment. Every
+// write to them is a named function here:
 //
-// An item is visible to readers only when its base is below the partition's nextOffset: items are
-// written *before* the commit that makes them visible, so a crashed or stale writer leaves items
-// at or above nextOffset, which the next append at that base overwrites. A writer may overwrite an
-// item only if the item was written by the same or an older leader epoch, so a stale leader can
-// never replace what a newer leader wrote. (Whoever rewrites items later, e.g. compaction, must
-// keep `epoch` >= the epochs of the items it replaces. Whoever deletes an item frees its key for
-// a late put of ANY epoch: see compaction.ts for which keys must stay.) All reads are strongly
+//   putSpillItem         a spill (any process): create only, never overwrite (design rule 2)
+//   replaceSegmentItem   a merge's swap (partition leader): only the exact item seen
+//   deleteSegmentItem    a merge or retention (partition leader): only the exact item seen
+//
+// Items below the tailBase a reader saw are committed; an item at or above it may be a pending
+// spill, which readers never use (they take those offsets from the tail). All reads are strongly
 // consistent.
-import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { SluiceContext } from '../context.js';
 import { isConditionalCheckFailed } from './aws-errors.js';
 import { SEGMENT_PREFIX, partitionPk, segmentKey, segmentSk } from './keys.js';
 import { queryAll } from './query-all.js';
-import type { SegmentItem } from './types.js';
+import type { SegmentItem, TopicRef } from './types.js';
 
-function segmentFromItem(item: Record<string, unknown>): SegmentItem {
-  const { pk: _pk, sk: _sk, ...rest } = item;
-  return rest as unknown as SegmentItem;
+const int = (item: Record<string, unknown>, name: string): number => {
+  const v = item[name];
+  if (typeof v !== 'number' || !Number.isSafeInteger(v)) throw new Error(`SEG item ${String(item.sk)}: '${name}' is not an integer`);
+  return v;
+};
+
+/** Parses a stored SEG item; a malformed one is a clear error, never undefined behaviour. */
+export function segmentFromItem(item: Record<string, unknown>): SegmentItem {
+  const entries = item.entries;
+  if (entries !== undefined && (!Array.isArray(entries) || entries.some((e) => typeof e !== 'string'))) {
+    throw new Error(`SEG item ${String(item.sk)}: entries is not a list of strings`);
+  }
+  if (typeof item.objectKey !== 'string') throw new Error(`SEG item ${String(item.sk)}: objectKey is missing`);
+  return {
+    baseOffset: int(item, 'baseOffset'),
+    lastOffset: int(item, 'lastOffset'),
+    count: int(item, 'count'),
+    objectKey: item.objectKey,
+    position: int(item, 'position'),
+    size: int(item, 'size'),
+    indexKey: typeof item.indexKey === 'string' ? item.indexKey : undefined,
+    timeIndexKey: typeof item.timeIndexKey === 'string' ? item.timeIndexKey : undefined,
+    minTimestamp: int(item, 'minTimestamp'),
+    maxTimestamp: int(item, 'maxTimestamp'),
+    createdAt: int(item, 'createdAt'),
+    epoch: int(item, 'epoch'),
+    entries: entries as string[] | undefined,
+    mergedCount: typeof item.mergedCount === 'number' ? item.mergedCount : undefined,
+  };
+}
+
+function toItem(topic: TopicRef, partition: number, item: SegmentItem): Record<string, unknown> {
+  const { intake: _intake, ...stored } = item;
+  return { ...segmentKey(topic, partition, item.baseOffset), ...stored };
 }
 
 /**
- * Puts an item unless a newer leader epoch already wrote one at its base (then throws
- * ConditionalCheckFailedException): the spill of a STATE tail (lib/log/partition-tail.ts), in
- * step 1 of the append protocol or by maintenance.
+ * The first half of a spill: creates SEG#<base> listing the tail's oldest entries. Never replaces
+ * an item: false when one exists (another spiller's, perhaps listing fewer entries, which the
+ * caller then adopts; lib/log/spill.ts).
  */
-export async function putSegmentItem(ctx: SluiceContext, topic: string, partition: number, item: SegmentItem): Promise<void> {
-  await ctx.ddb.send(
-    new PutCommand({
-      TableName: ctx.table,
-      Item: { ...segmentKey(topic, partition, item.baseOffset), ...item },
-      ConditionExpression: 'attribute_not_exists(pk) OR #epoch <= :epoch',
-      ExpressionAttributeNames: { '#epoch': 'epoch' },
-      ExpressionAttributeValues: { ':epoch': item.epoch },
-    }),
-  );
+export async function putSpillItem(ctx: SluiceContext, topic: TopicRef, partition: number, item: SegmentItem): Promise<boolean> {
+  try {
+    await ctx.ddb.send(
+      new PutCommand({ TableName: ctx.table, Item: toItem(topic, partition, item), ConditionExpression: 'attribute_not_exists(pk)' }),
+    );
+    return true;
+  } catch (e) {
+    if (isConditionalCheckFailed(e)) return false;
+    throw e;
+  }
 }
 
-/**
- * Replaces the item at `item.baseOffset` only if it is still exactly the item seen (its object key
- * and last offset: a spilled tail's item names its first range's object, and a later spill at the
- * same base may list more ranges); false when it changed or is gone. Compaction swaps merged items in with it; a leader replaces an
- * item left above nextOffset by a writer of a deleted incarnation of the partition.
- */
+/** The parts of an item a swap or delete is conditioned on: it is still exactly the item seen. */
+export type SeenItem = Pick<SegmentItem, 'objectKey' | 'lastOffset'>;
+
+/** Replaces the item at `item.baseOffset` only if it is still exactly `seen`; false when it changed or is gone. */
 export async function replaceSegmentItem(
   ctx: SluiceContext,
-  topic: string,
+  topic: TopicRef,
   partition: number,
   item: SegmentItem,
-  seen: Pick<SegmentItem, 'objectKey' | 'lastOffset'>,
+  seen: SeenItem,
 ): Promise<boolean> {
   try {
     await ctx.ddb.send(
       new PutCommand({
         TableName: ctx.table,
-        Item: { ...segmentKey(topic, partition, item.baseOffset), ...item },
+        Item: toItem(topic, partition, item),
         ConditionExpression: 'objectKey = :seen AND lastOffset = :seenLast',
         ExpressionAttributeValues: { ':seen': seen.objectKey, ':seenLast': seen.lastOffset },
       }),
@@ -69,12 +96,31 @@ export async function replaceSegmentItem(
   }
 }
 
-export async function getSegmentItem(
+/** Deletes the item at `baseOffset` only if it is still exactly `seen`; false when it changed or is gone. */
+export async function deleteSegmentItem(
   ctx: SluiceContext,
-  topic: string,
+  topic: TopicRef,
   partition: number,
   baseOffset: number,
-): Promise<SegmentItem | undefined> {
+  seen: SeenItem,
+): Promise<boolean> {
+  try {
+    await ctx.ddb.send(
+      new DeleteCommand({
+        TableName: ctx.table,
+        Key: segmentKey(topic, partition, baseOffset),
+        ConditionExpression: 'objectKey = :seen AND lastOffset = :seenLast',
+        ExpressionAttributeValues: { ':seen': seen.objectKey, ':seenLast': seen.lastOffset },
+      }),
+    );
+    return true;
+  } catch (e) {
+    if (isConditionalCheckFailed(e)) return false;
+    throw e;
+  }
+}
+
+export async function getSegmentItem(ctx: SluiceContext, topic: TopicRef, partition: number, baseOffset: number): Promise<SegmentItem | undefined> {
   const got = await ctx.ddb.send(
     new GetCommand({ TableName: ctx.table, Key: segmentKey(topic, partition, baseOffset), ConsistentRead: true }),
   );
@@ -82,37 +128,43 @@ export async function getSegmentItem(
 }
 
 /**
- * The item holding `offset` (for a committed offset): the one with the greatest base <= offset —
- * unless the item just before it also holds the offset under a higher leader epoch. That happens
- * while compaction swaps a merged item in (both hold the same bytes), and when a stale leader's
- * delayed put recreated a key compaction had merged away: the stale item has the older epoch, so
- * the merged item wins. Both come from one Query (Limit 2), so the defence costs no request.
+ * The item holding `offset` (a committed offset below tailBase): the one with the greatest base <=
+ * offset, unless the item just before it also holds the offset and was merged later. That happens
+ * while a merge swaps in (both hold the same bytes): the newer merge wins. Both come from one
+ * Query (Limit 2), so the defence costs no request.
  */
-export async function floorSegmentItem(
+export async function floorSegmentItem(ctx: SluiceContext, topic: TopicRef, partition: number, offset: number): Promise<SegmentItem | undefined> {
+  const items = await segmentItemsDownFrom(ctx, topic, partition, offset, 2);
+  const [floor, before] = items;
+  if (floor && before && before.lastOffset >= offset && before.createdAt > floor.createdAt) return before;
+  return floor;
+}
+
+/** Up to `limit` items with base <= `offset`, newest base first (one Query). */
+export async function segmentItemsDownFrom(
   ctx: SluiceContext,
-  topic: string,
+  topic: TopicRef,
   partition: number,
   offset: number,
-): Promise<SegmentItem | undefined> {
+  limit: number,
+): Promise<SegmentItem[]> {
   const out = await ctx.ddb.send(
     new QueryCommand({
       TableName: ctx.table,
       KeyConditionExpression: 'pk = :pk AND sk BETWEEN :lo AND :hi',
       ExpressionAttributeValues: { ':pk': partitionPk(topic, partition), ':lo': SEGMENT_PREFIX, ':hi': segmentSk(offset) },
       ScanIndexForward: false,
-      Limit: 2,
+      Limit: limit,
       ConsistentRead: true,
     }),
   );
-  const [floor, before] = (out.Items ?? []).map(segmentFromItem);
-  if (floor && before && before.lastOffset >= offset && before.epoch > floor.epoch) return before;
-  return floor;
+  return (out.Items ?? []).map(segmentFromItem);
 }
 
 /** The first item with base >= fromBase whose maxTimestamp >= timestamp (paged through the manifest). */
 export async function firstSegmentItemWithMaxTimestampAtLeast(
   ctx: SluiceContext,
-  topic: string,
+  topic: TopicRef,
   partition: number,
   fromBase: number,
   timestamp: number,
@@ -133,8 +185,8 @@ export async function firstSegmentItemWithMaxTimestampAtLeast(
   return undefined;
 }
 
-/** Every item of the partition (committed or not), page by page. */
-export async function* allSegmentItems(ctx: SluiceContext, topic: string, partition: number): AsyncGenerator<SegmentItem> {
+/** Every item of the partition (below tailBase or not), page by page, in offset order. */
+export async function* allSegmentItems(ctx: SluiceContext, topic: TopicRef, partition: number): AsyncGenerator<SegmentItem> {
   const items = queryAll(ctx, {
     KeyConditionExpression: 'pk = :pk AND begins_with(sk, :seg)',
     ExpressionAttributeValues: { ':pk': partitionPk(topic, partition), ':seg': SEGMENT_PREFIX },

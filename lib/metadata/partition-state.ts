@@ -1,130 +1,350 @@
-// Access to a partition's `STATE` item (PART#<topic>#<partition> / STATE, see keys.ts): log end
-// offset (= high watermark), log start offset, leader lease and idempotent-producer sequences.
-// The item is created lazily by the first lease acquisition (lease.ts); until then a partition
-// reads as empty. Every read here is strongly consistent: the append and read protocols decide on it.
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+// The partition's `STATE` item (keys.ts): every write to it is one of the named functions here,
+// each a single conditional UpdateItem whose condition says exactly what it relies on.
+//
+//   createPartitionStates   topic creation: the item with every attribute the updates below need
+//   appendEntry             an append (any process): nextOffset += count, tail += [entry]
+//   removeSpilledEntries    a spill (any process): drop the oldest entries, advance tailBase
+//   acquirePartitionLease   the partition leader (maintenance): owner, epoch + 1, expiry
+//   advanceLogStartOffset   retention, under the lease
+//   recordMerge             a merge swapped in, under the lease (describe's segment count)
+//   removeIdleProducers     idle idempotent-producer entries (any process: conditioned on each entry)
+//
+// Reads are strongly consistent: the append and read protocols decide on them.
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { SluiceError } from '../api/errors.js';
 import type { SluiceContext } from '../context.js';
+import { isConditionalCheckFailed } from './aws-errors.js';
 import { stateKey } from './keys.js';
-import type { PartitionState, ProducerBatchState } from './types.js';
+import { sendOnce } from './unknown-outcome.js';
+import type { PartitionState, ProducerEntry, TopicRef } from './types.js';
 
-export function emptyPartitionState(topic: string, partition: number): PartitionState {
-  return { topic, partition, nextOffset: 0, logStartOffset: 0, epoch: 0, expiresAt: 0, bytes: 0, segments: 0 };
-}
+const num = (item: Record<string, unknown>, name: string): number => {
+  const v = item[name];
+  if (typeof v !== 'number' || !Number.isSafeInteger(v)) throw new Error(`STATE item: '${name}' is not an integer (${JSON.stringify(v)})`);
+  return v;
+};
 
-export function partitionStateFromItem(topic: string, partition: number, item: Record<string, unknown> | undefined): PartitionState {
-  if (!item) return emptyPartitionState(topic, partition);
+/** Parses a stored STATE item; a malformed one is a clear error, never undefined behaviour. */
+export function partitionStateFromItem(item: Record<string, unknown>): PartitionState {
+  const tail = item.tail;
+  if (!Array.isArray(tail) || tail.some((e) => typeof e !== 'string')) throw new Error('STATE item: tail is not a list of strings');
+  const producers = (item.producers ?? {}) as Record<string, ProducerEntry>;
+  const producerBases = (item.producerBases ?? {}) as Record<string, number>;
+  if (typeof producers !== 'object' || typeof producerBases !== 'object') throw new Error('STATE item: producer maps are malformed');
   return {
-    topic,
-    partition,
-    nextOffset: Number(item.nextOffset ?? 0),
-    logStartOffset: Number(item.logStartOffset ?? 0),
+    topic: String(item.topic),
+    topicId: String(item.topicId),
+    partition: num(item, 'partition'),
+    nextOffset: num(item, 'nextOffset'),
+    logStartOffset: num(item, 'logStartOffset'),
+    tailBase: num(item, 'tailBase'),
+    tail: tail as string[],
     owner: typeof item.owner === 'string' ? item.owner : undefined,
-    epoch: Number(item.epoch ?? 0),
-    expiresAt: Number(item.expiresAt ?? 0),
-    bytes: Number(item.bytes ?? 0),
-    segments: Number(item.segments ?? 0),
-    producers: (item.producers as Record<string, ProducerBatchState> | undefined) ?? {},
-    tail: (item.tail as string[] | undefined) ?? [],
+    epoch: num(item, 'epoch'),
+    expiresAt: num(item, 'expiresAt'),
+    bytes: num(item, 'bytes'),
+    segments: num(item, 'segments'),
+    producers,
+    producerBases,
   };
 }
 
-/** Strongly consistent read of the partition state; zeros when the partition was never written. */
-export async function getPartitionState(ctx: SluiceContext, topic: string, partition: number): Promise<PartitionState> {
-  const got = await ctx.ddb.send(
-    new GetCommand({ TableName: ctx.table, Key: stateKey(topic, partition), ConsistentRead: true }),
-  );
-  return partitionStateFromItem(topic, partition, got.Item);
+const unknownPartition = (topic: TopicRef, partition: number) =>
+  new SluiceError('UNKNOWN_TOPIC_OR_PARTITION', `partition ${partition} of topic '${topic.name}' does not exist`, {
+    topic: topic.name,
+    partition,
+  });
+
+/** Strongly consistent read; undefined when the partition does not exist (or its topic was deleted). */
+export async function readPartitionState(ctx: SluiceContext, topic: TopicRef, partition: number): Promise<PartitionState | undefined> {
+  const got = await ctx.ddb.send(new GetCommand({ TableName: ctx.table, Key: stateKey(topic, partition), ConsistentRead: true }));
+  return got.Item ? partitionStateFromItem(got.Item) : undefined;
 }
 
-export interface CommitAppendRequest {
-  readonly topic: string;
-  readonly partition: number;
-  readonly epoch: number;
-  readonly baseOffset: number;
-  readonly count: number;
-  readonly bytes: number;
-  /** New lease expiry: the commit doubles as the lease renewal. */
-  readonly expiresAt: number;
-  /**
-   * STATE's tail after this commit (lib/log/partition-tail.ts), listing the range committed.
-   * Absent only where a test plants SEG items itself: the tail is then left as it is.
-   */
-  readonly tail?: readonly string[];
-  /** Change of the `segments` counter (SEG items + tail ranges). @default 1 */
-  readonly segmentsDelta?: number;
-  /** Idempotent producer: the entry expected now (undefined = none) and the one to store. */
-  readonly producer?: {
-    readonly producerId: number;
-    readonly expected: ProducerBatchState | undefined;
-    readonly next: ProducerBatchState;
-  };
-  /** Producer ids whose entries expired (Kafka's producer.id.expiration.ms): removed by this commit. */
-  readonly expiredProducerIds?: readonly string[];
+/** Strongly consistent read. @throws SluiceError UNKNOWN_TOPIC_OR_PARTITION when it does not exist */
+export async function getPartitionState(ctx: SluiceContext, topic: TopicRef, partition: number): Promise<PartitionState> {
+  const state = await readPartitionState(ctx, topic, partition);
+  if (!state) throw unknownPartition(topic, partition);
+  return state;
 }
 
 /**
- * Step 2 of the append protocol: makes [baseOffset, baseOffset + count) visible, its range listed
- * in the tail it writes. Succeeds only if
- * this owner still holds the lease epoch and the log end is exactly `baseOffset` (and the
- * producer's entry is what the leader validated the sequence against). Throws the SDK error as is:
- * ConditionalCheckFailedException is a definite refusal, anything else is ambiguous.
+ * Creates the partitions' STATE items (absent ones only: a retried creation is harmless). Every
+ * attribute an update adds to or appends to exists from here on, as list_append and `+` need.
  */
-export async function commitAppend(ctx: SluiceContext, req: CommitAppendRequest): Promise<void> {
+export async function createPartitionStates(ctx: SluiceContext, topic: TopicRef, partitions: readonly number[]): Promise<void> {
+  const create = async (partition: number) => {
+    try {
+      await ctx.ddb.send(
+        new PutCommand({
+          TableName: ctx.table,
+          Item: {
+            ...stateKey(topic, partition),
+            topic: topic.name,
+            topicId: topic.id,
+            partition,
+            nextOffset: 0,
+            logStartOffset: 0,
+            tailBase: 0,
+            tail: [],
+            epoch: 0,
+            expiresAt: 0,
+            bytes: 0,
+            segments: 0,
+            producers: {},
+            producerBases: {},
+          },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
+    } catch (e) {
+      if (!isConditionalCheckFailed(e)) throw e;
+    }
+  };
+  const CONCURRENCY = 16;
+  for (let i = 0; i < partitions.length; i += CONCURRENCY) await Promise.all(partitions.slice(i, i + CONCURRENCY).map(create));
+}
+
+export interface AppendEntryRequest {
+  readonly topic: TopicRef;
+  readonly partition: number;
+  readonly entry: string;
+  readonly count: number;
+  readonly bytes: number;
+  /** The tail must hold fewer entries than this for the entry to be added. */
+  readonly maxTailEntries: number;
+  /** An idempotent producer's batch: its entry is replaced in the same update, under its sequence condition. */
+  readonly producer?: {
+    readonly producerId: number;
+    readonly entry: ProducerEntry;
+    /** At most this many producers may hold entries on the partition (a new one past it is refused). */
+    readonly maxProducers: number;
+  };
+}
+
+/**
+ * Step 2 of the append protocol: `nextOffset += count, tail += [entry]`, if the topic id matches,
+ * the tail has room and (idempotent producer) the sequence continues the producer's last batch:
+ * sequence 0 needs no entry or one of an older producer epoch; any other needs the same epoch and
+ * the previous sequence as its last. Returns the STATE as it was before the update: its nextOffset
+ * is the base offset this append received. A ConditionalCheckFailedException (nothing changed)
+ * is thrown as it is; any other failure is an UnknownOutcomeError (unknown-outcome.ts: the SDK never
+ * re-sends it), which append.ts resolves.
+ *
+ * `NOT contains(tail, :entry)` makes a repeat of an applied update fail rather than append twice;
+ * append.ts never re-sends an update whose outcome it does not know, this is a second guard.
+ */
+export async function appendEntry(ctx: SluiceContext, req: AppendEntryRequest): Promise<PartitionState> {
   const names: Record<string, string> = {
-    '#owner': 'owner',
-    '#epoch': 'epoch',
+    '#topicId': 'topicId',
     '#nextOffset': 'nextOffset',
-    '#expiresAt': 'expiresAt',
+    '#tail': 'tail',
     '#bytes': 'bytes',
     '#segments': 'segments',
   };
   const values: Record<string, unknown> = {
-    ':me': ctx.ownerId,
-    ':epoch': req.epoch,
-    ':base': req.baseOffset,
-    ':next': req.baseOffset + req.count,
-    ':exp': req.expiresAt,
+    ':topicId': req.topic.id,
+    ':count': req.count,
+    ':entryList': [req.entry],
+    ':entry': req.entry,
     ':bytes': req.bytes,
-    ':segments': req.segmentsDelta ?? 1,
+    ':one': 1,
+    ':maxTail': req.maxTailEntries,
   };
-  if (req.tail) {
-    names['#tail'] = 'tail';
-    values[':tail'] = req.tail;
-  }
-  let condition = '#epoch = :epoch AND #nextOffset = :base AND #owner = :me';
-  let set = `SET #nextOffset = :next, #expiresAt = :exp${req.tail ? ', #tail = :tail' : ''}`;
-  if (req.producer) {
-    names['#pid'] = String(req.producer.producerId);
-    names['#producers'] = 'producers';
-    values[':producer'] = req.producer.next;
-    set += ', #producers.#pid = :producer';
-    const expected = req.producer.expected;
-    if (expected) {
-      values[':pEpoch'] = expected.producerEpoch;
-      values[':pLast'] = expected.lastSequence;
-      values[':pBase'] = expected.baseOffset;
+  let condition = '#topicId = :topicId AND size(#tail) < :maxTail AND NOT contains(#tail, :entry)';
+  let update = 'SET #nextOffset = #nextOffset + :count, #tail = list_append(#tail, :entryList), #bytes = #bytes + :bytes, #segments = #segments + :one';
+  const producer = req.producer;
+  if (producer) {
+    Object.assign(names, { '#producers': 'producers', '#bases': 'producerBases', '#pid': String(producer.producerId), '#pEpoch': 'producerEpoch', '#pLast': 'lastSequence' });
+    values[':producer'] = producer.entry;
+    values[':pEpoch'] = producer.entry.producerEpoch;
+    // Copies nextOffset's value from before this update: the base offset the batch receives.
+    update += ', #producers.#pid = :producer, #bases.#pid = #nextOffset';
+    if (producer.entry.baseSequence === 0) {
+      values[':maxProducers'] = producer.maxProducers;
       condition +=
-        ' AND #producers.#pid.producerEpoch = :pEpoch AND #producers.#pid.lastSequence = :pLast' +
-        ' AND #producers.#pid.baseOffset = :pBase';
+        ' AND ((attribute_not_exists(#producers.#pid) AND size(#producers) < :maxProducers) OR #producers.#pid.#pEpoch < :pEpoch)';
     } else {
-      condition += ' AND attribute_not_exists(#producers.#pid)';
+      values[':prevSeq'] = producer.entry.baseSequence - 1;
+      condition += ' AND #producers.#pid.#pEpoch = :pEpoch AND #producers.#pid.#pLast = :prevSeq';
     }
   }
-  let remove = '';
-  const expired = (req.expiredProducerIds ?? []).filter((id) => id !== names['#pid']);
-  if (expired.length > 0) {
-    names['#producers'] = 'producers';
-    expired.forEach((id, i) => (names[`#x${i}`] = id));
-    remove = ` REMOVE ${expired.map((_, i) => `#producers.#x${i}`).join(', ')}`;
-  }
-  await ctx.ddb.send(
+  const out = await sendOnce(
+    ctx,
     new UpdateCommand({
       TableName: ctx.table,
       Key: stateKey(req.topic, req.partition),
       ConditionExpression: condition,
-      UpdateExpression: `${set} ADD #bytes :bytes, #segments :segments${remove}`,
+      UpdateExpression: update,
       ExpressionAttributeNames: names,
       ExpressionAttributeValues: values,
+      ReturnValues: 'ALL_OLD',
     }),
   );
+  return partitionStateFromItem(out.Attributes!);
+}
+
+/**
+ * The second half of a spill (lib/log/spill.ts): removes the first `entries.length` entries of
+ * the tail and advances tailBase past them, if tailBase is still `tailBase` (only a spill moves
+ * it, so the entries are still those). Indexes are removed in descending order, which DynamoDB
+ * (the list as it was) and the emulator (one after another) apply alike. False when refused.
+ */
+export async function removeSpilledEntries(
+  ctx: SluiceContext,
+  topic: TopicRef,
+  partition: number,
+  tailBase: number,
+  entries: readonly string[],
+  count: number,
+): Promise<boolean> {
+  const indexes = entries.map((_, i) => entries.length - 1 - i);
+  try {
+    await ctx.ddb.send(
+      new UpdateCommand({
+        TableName: ctx.table,
+        Key: stateKey(topic, partition),
+        ConditionExpression: '#topicId = :topicId AND #tailBase = :tailBase AND size(#tail) >= :n',
+        UpdateExpression: `REMOVE ${indexes.map((i) => `#tail[${i}]`).join(', ')} SET #tailBase = #tailBase + :count, #segments = #segments + :fold`,
+        ExpressionAttributeNames: { '#topicId': 'topicId', '#tailBase': 'tailBase', '#tail': 'tail', '#segments': 'segments' },
+        ExpressionAttributeValues: { ':topicId': topic.id, ':tailBase': tailBase, ':n': entries.length, ':count': count, ':fold': 1 - entries.length },
+      }),
+    );
+    return true;
+  } catch (e) {
+    if (isConditionalCheckFailed(e)) return false;
+    throw e;
+  }
+}
+
+/** What the partition leader holds: the epoch its writes are conditioned on. */
+export interface PartitionLease {
+  readonly topic: TopicRef;
+  readonly partition: number;
+  readonly epoch: number;
+  readonly expiresAt: number;
+}
+
+/**
+ * Takes the partition leader's lease for `leaseMs`: succeeds when no one holds it, it expired by
+ * the caller's clock, or the caller holds it; always takes a new epoch, which fences any request
+ * of an earlier holder (the caller included) still in flight. Undefined when someone else holds it.
+ */
+export async function acquirePartitionLease(
+  ctx: SluiceContext,
+  topic: TopicRef,
+  partition: number,
+  leaseMs = ctx.leaseMs,
+): Promise<{ lease: PartitionLease; state: PartitionState } | undefined> {
+  const now = ctx.now();
+  try {
+    const out = await ctx.ddb.send(
+      new UpdateCommand({
+        TableName: ctx.table,
+        Key: stateKey(topic, partition),
+        ConditionExpression: '#topicId = :topicId AND (attribute_not_exists(#owner) OR #expiresAt < :now OR #owner = :me)',
+        UpdateExpression: 'SET #owner = :me, #epoch = #epoch + :one, #expiresAt = :exp',
+        ExpressionAttributeNames: { '#topicId': 'topicId', '#owner': 'owner', '#epoch': 'epoch', '#expiresAt': 'expiresAt' },
+        ExpressionAttributeValues: { ':topicId': topic.id, ':me': ctx.ownerId, ':now': now, ':exp': now + leaseMs, ':one': 1 },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    const state = partitionStateFromItem(out.Attributes!);
+    return { lease: { topic, partition, epoch: state.epoch, expiresAt: state.expiresAt }, state };
+  } catch (e) {
+    if (isConditionalCheckFailed(e)) return undefined;
+    throw e;
+  }
+}
+
+/** Lets the lease go early (the next maintainer need not wait for it to expire). */
+export async function releasePartitionLease(ctx: SluiceContext, lease: PartitionLease): Promise<void> {
+  await leaderUpdate(ctx, lease, 'REMOVE #owner', {}, {});
+}
+
+/** An update conditioned on the lease: my epoch, my owner id. False when refused (fenced). */
+async function leaderUpdate(
+  ctx: SluiceContext,
+  lease: PartitionLease,
+  update: string,
+  names: Record<string, string>,
+  values: Record<string, unknown>,
+  extraCondition = '',
+): Promise<boolean> {
+  try {
+    await ctx.ddb.send(
+      new UpdateCommand({
+        TableName: ctx.table,
+        Key: stateKey(lease.topic, lease.partition),
+        ConditionExpression: `#topicId = :topicId AND #epoch = :epoch AND #owner = :me${extraCondition}`,
+        UpdateExpression: update,
+        ExpressionAttributeNames: { '#topicId': 'topicId', '#epoch': 'epoch', '#owner': 'owner', ...names },
+        ExpressionAttributeValues: { ':topicId': lease.topic.id, ':epoch': lease.epoch, ':me': ctx.ownerId, ...values },
+      }),
+    );
+    return true;
+  } catch (e) {
+    if (isConditionalCheckFailed(e)) return false;
+    throw e;
+  }
+}
+
+/**
+ * Retention: moves logStartOffset up to `offset` (never past tailBase: below it every offset is in
+ * a SEG item retention can delete) and takes the removed bytes off the counter. False when fenced
+ * or when the log start already passed `offset`.
+ */
+export async function advanceLogStartOffset(ctx: SluiceContext, lease: PartitionLease, offset: number, removedBytes: number): Promise<boolean> {
+  return leaderUpdate(
+    ctx,
+    lease,
+    'SET #logStartOffset = :start, #bytes = #bytes - :removed',
+    { '#logStartOffset': 'logStartOffset', '#tailBase': 'tailBase', '#bytes': 'bytes' },
+    { ':start': offset, ':removed': removedBytes },
+    ' AND #logStartOffset < :start AND #tailBase >= :start',
+  );
+}
+
+/** A merge replaced `replaced` items by one: describe's segment count follows. */
+export async function recordMerge(ctx: SluiceContext, lease: PartitionLease, replaced: number): Promise<boolean> {
+  return leaderUpdate(ctx, lease, 'SET #segments = #segments - :surplus', { '#segments': 'segments' }, { ':surplus': replaced - 1 });
+}
+
+/**
+ * Removes idle idempotent producers' entries, each only if it is still the one seen (its
+ * lastUpdated), so anyone may call it: an appender meeting the producer cap, or maintenance.
+ */
+export async function removeIdleProducers(
+  ctx: SluiceContext,
+  topic: TopicRef,
+  partition: number,
+  idle: readonly { readonly producerId: string; readonly lastUpdated: number }[],
+): Promise<boolean> {
+  if (idle.length === 0) return true;
+  const names: Record<string, string> = { '#topicId': 'topicId', '#producers': 'producers', '#bases': 'producerBases', '#t': 'lastUpdated' };
+  const values: Record<string, unknown> = { ':topicId': topic.id };
+  const conditions = ['#topicId = :topicId'];
+  const removes: string[] = [];
+  idle.forEach(({ producerId, lastUpdated }, i) => {
+    names[`#p${i}`] = producerId;
+    values[`:t${i}`] = lastUpdated;
+    conditions.push(`#producers.#p${i}.#t = :t${i}`);
+    removes.push(`#producers.#p${i}`, `#bases.#p${i}`);
+  });
+  try {
+    await ctx.ddb.send(
+      new UpdateCommand({
+        TableName: ctx.table,
+        Key: stateKey(topic, partition),
+        ConditionExpression: conditions.join(' AND '),
+        UpdateExpression: `REMOVE ${removes.join(', ')}`,
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+      }),
+    );
+    return true;
+  } catch (e) {
+    if (isConditionalCheckFailed(e)) return false;
+    throw e;
+  }
 }

@@ -1,14 +1,18 @@
 // Topic metadata: one item per topic in the single table (see keys.ts), `TOPICS` / `<topic>`:
-//   { pk, sk, name, partitions, config: TopicConfig, createdAt }
-// Partition state items are not written at creation: a partition without a STATE item is an
-// empty partition (nextOffset 0), so creating a topic of 1000 partitions is one write.
+//   { pk, sk, name, id, partitions, config: TopicConfig, createdAt }
+// `id` is a random topic id (Kafka's KIP-516), part of every key of the topic's partitions, so a
+// writer stalled across a delete and re-create can never land data in the new topic. Creation
+// writes every partition's STATE item first (appends never create it: design rule 1), then the
+// topic item, so a topic is visible only once all its partitions can be appended to.
 // Topic config uses Kafka's names and defaults; only the keys Sluice honours are accepted.
+import { randomBytes } from 'node:crypto';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { SluiceContext } from '../context.js';
 import { SluiceError } from '../api/errors.js';
 import { deleteTopicObjects } from '../log/cleanup.js';
 import { deletePartitionData } from '../log/delete-partition.js';
 import { TOPICS_PK, topicKey } from './keys.js';
+import { createPartitionStates } from './partition-state.js';
 import { queryAll } from './query-all.js';
 
 /** Kafka's topic-level configs that Sluice implements, by their Kafka names. */
@@ -47,6 +51,8 @@ export const MAX_MESSAGE_BYTES_LIMIT = 4 * 1024 * 1024;
 
 export interface TopicMetadata {
   readonly name: string;
+  /** Random topic id (22 characters of base64url, as Kafka prints a topic's UUID). */
+  readonly id: string;
   readonly partitions: number;
   readonly config: TopicConfig;
   readonly createdAt: number;
@@ -113,8 +119,12 @@ export function resolveTopicConfig(input: Readonly<Record<string, unknown>> = {}
 }
 
 function fromItem(item: Record<string, unknown>): TopicMetadata {
+  if (typeof item.name !== 'string' || typeof item.id !== 'string' || typeof item.partitions !== 'number') {
+    throw new Error(`topic item ${String(item.sk)} is malformed (name, id and partitions are required)`);
+  }
   return {
-    name: item.name as string,
+    name: item.name,
+    id: item.id,
     partitions: item.partitions as number,
     // Defaults first so a topic stored before a config key existed still reads completely.
     config: { ...DEFAULT_TOPIC_CONFIG, ...(item.config as Partial<TopicConfig>) },
@@ -133,7 +143,10 @@ export async function createTopic(
 ): Promise<TopicMetadata> {
   validateTopicName(name);
   validatePartitionCount(partitions);
-  const topic: TopicMetadata = { name, partitions, config: resolveTopicConfig(config), createdAt: ctx.now() };
+  const topic: TopicMetadata = { name, id: newTopicId(), partitions, config: resolveTopicConfig(config), createdAt: ctx.now() };
+  if (await getTopic(ctx, name)) throw new SluiceError('TOPIC_ALREADY_EXISTS', `topic '${name}' already exists`, { topic: name });
+  // Under the new id: a creation that loses the race below leaves unreachable items, nothing else.
+  await createPartitionStates(ctx, topic, range(0, partitions));
   try {
     await ctx.ddb.send(
       new PutCommand({
@@ -151,6 +164,13 @@ export async function createTopic(
   cacheFor(ctx).delete(name);
   return topic;
 }
+
+/** A fresh topic id: 128 random bits, base64url. */
+export function newTopicId(): string {
+  return randomBytes(16).toString('base64url');
+}
+
+const range = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => from + i);
 
 /** The topic's metadata (strongly consistent), or undefined. */
 export async function getTopic(ctx: SluiceContext, name: string): Promise<TopicMetadata | undefined> {
@@ -198,18 +218,20 @@ export async function deleteTopic(ctx: SluiceContext, name: string): Promise<voi
     throw e;
   }
   cacheFor(ctx).delete(name);
-  const partitions = (old?.partitions as number | undefined) ?? 0;
+  if (!old) return;
+  const topic = fromItem(old);
+  const partitions = topic.partitions;
   // A few partitions at a time: each deletion is itself many requests.
   const concurrency = 8;
   for (let start = 0; start < partitions; start += concurrency) {
     const batch: Promise<void>[] = [];
-    for (let p = start; p < Math.min(partitions, start + concurrency); p++) batch.push(deletePartitionData(ctx, name, p));
+    for (let p = start; p < Math.min(partitions, start + concurrency); p++) batch.push(deletePartitionData(ctx, topic, p));
     await Promise.all(batch);
   }
   // Any other partition folder of the topic and the maintenance job's sweep marks for it; shared
   // produce objects it used go with the maintenance sweep once nothing references them, and a
   // deletion cut short here is finished by the maintenance job (cleanup.ts sweepDeletedTopics).
-  await deleteTopicObjects(ctx, name);
+  await deleteTopicObjects(ctx, topic);
 }
 
 /**
@@ -219,6 +241,9 @@ export async function deleteTopic(ctx: SluiceContext, name: string): Promise<voi
 export async function addPartitions(ctx: SluiceContext, name: string, count: number): Promise<TopicMetadata> {
   validateTopicName(name);
   validatePartitionCount(count);
+  const current = await requireTopic(ctx, name);
+  // The new partitions' STATE items exist before the count that makes them visible.
+  if (count > current.partitions) await createPartitionStates(ctx, current, range(current.partitions, count));
   try {
     const out = await ctx.ddb.send(
       new UpdateCommand({
@@ -226,9 +251,9 @@ export async function addPartitions(ctx: SluiceContext, name: string, count: num
         Key: topicKey(name),
         // PARTITIONS is a DynamoDB reserved word.
         UpdateExpression: 'SET #partitions = :count',
-        ConditionExpression: 'attribute_exists(pk) AND #partitions < :count',
+        ConditionExpression: 'attribute_exists(pk) AND id = :id AND #partitions < :count',
         ExpressionAttributeNames: { '#partitions': 'partitions' },
-        ExpressionAttributeValues: { ':count': count },
+        ExpressionAttributeValues: { ':count': count, ':id': current.id },
         ReturnValues: 'ALL_NEW',
       }),
     );
@@ -265,7 +290,7 @@ function cacheFor(ctx: SluiceContext): Map<string, { topic: TopicMetadata; expir
 export async function getTopicCached(ctx: SluiceContext, name: string, partition?: number): Promise<TopicMetadata> {
   const cache = cacheFor(ctx);
   const hit = cache.get(name);
-  const now = Date.now();
+  const now = ctx.now();
   if (hit && hit.expiresAt > now && (partition === undefined || partition < hit.topic.partitions)) return hit.topic;
   const topic = await requireTopic(ctx, name);
   cache.set(name, { topic, expiresAt: now + TOPIC_CACHE_MS });

@@ -1,0 +1,64 @@
+// Spilling STATE's tail: the tail holds at most TAIL_MAX_ENTRIES entries (STATE is rewritten by
+// every append and billed by its size), so whoever finds it full (an appender refused for room,
+// the appender that filled it, or the partition leader for an idle tail) moves its oldest entries
+// into a SEG item:
+//
+//   1. put SEG#<tailBase> listing the entries, only if absent (manifest.ts putSpillItem);
+//      if it exists, another spiller got there first: adopt ITS entries, which are the first
+//      entries of the tail at that base (only a spill moves tailBase, and appends only add to the
+//      end), perhaps fewer than ours;
+//   2. remove exactly those entries and advance tailBase past them, if tailBase is unchanged
+//      (partition-state.ts removeSpilledEntries).
+//
+// Concurrent spillers therefore settle on one item, nothing is lost (an entry leaves the tail only
+// after an item lists it) and nothing is listed twice (the offsets of tail and items never overlap:
+// readers take offsets >= tailBase from the tail, below it from items). A spiller that dies
+// between 1 and 2 leaves an item the next spiller adopts.
+import type { SluiceContext } from '../context.js';
+import { getSegmentItem, putSpillItem } from '../metadata/manifest.js';
+import { removeSpilledEntries } from '../metadata/partition-state.js';
+import type { PartitionState, SegmentItem, TopicRef } from '../metadata/types.js';
+import { decodeEntries, entriesCount } from './manifest-entry.js';
+
+/** Entries STATE's tail may hold: about 55 bytes each, so STATE stays within design.md's 2 KB budget. */
+export const TAIL_MAX_ENTRIES = 8;
+
+/** The SEG item standing for `entries` at `baseOffset`. */
+export function spillItem(ctx: SluiceContext, baseOffset: number, entries: readonly string[]): SegmentItem {
+  const ranges = decodeEntries(ctx, baseOffset, entries);
+  const first = ranges[0];
+  const last = ranges[ranges.length - 1];
+  return {
+    baseOffset,
+    lastOffset: last.lastOffset,
+    count: last.lastOffset - baseOffset + 1,
+    objectKey: first.objectKey,
+    position: first.position,
+    size: ranges.reduce((n, r) => n + r.size, 0),
+    minTimestamp: Math.min(...ranges.map((r) => r.minTimestamp)),
+    maxTimestamp: Math.max(...ranges.map((r) => r.maxTimestamp)),
+    // The spill time: a merge waits a grace period from it (design rule 3), and the search for an
+    // append whose reply was lost stops at items spilled before the append started.
+    createdAt: ctx.now(),
+    epoch: 0,
+    entries: [...entries],
+  };
+}
+
+/**
+ * Spills the oldest entries of the tail `state` shows (all of them unless `max` says fewer).
+ * Returns whether this call moved tailBase; false also when someone else spilled first (the
+ * caller re-reads STATE either way).
+ */
+export async function spillTail(ctx: SluiceContext, topic: TopicRef, state: PartitionState, max = state.tail.length): Promise<boolean> {
+  const { partition, tailBase } = state;
+  let entries: readonly string[] = state.tail.slice(0, max);
+  if (entries.length === 0) return false;
+  if (!(await putSpillItem(ctx, topic, partition, spillItem(ctx, tailBase, entries)))) {
+    const existing = await getSegmentItem(ctx, topic, partition, tailBase);
+    // Gone again: tailBase moved on and retention removed it; nothing to do at this base.
+    if (!existing?.entries) return false;
+    entries = existing.entries;
+  }
+  return removeSpilledEntries(ctx, topic, partition, tailBase, entries, entriesCount(entries));
+}

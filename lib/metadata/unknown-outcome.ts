@@ -1,0 +1,37 @@
+// Keeps the SDK from re-sending a write whose outcome it does not know. The SDK retries a request
+// after a timeout, a dropped connection or a 5xx, and any of those may follow a write that
+// DynamoDB applied: re-sending an append would then append twice. This middleware sits inside the
+// retry loop (finalizeRequest, after the retry middleware) and lets only definite refusals (any
+// 4xx: a failed condition, throttling, validation) reach it as they are; anything else becomes an
+// UnknownOutcomeError, which no retry strategy retries. The caller resolves it (append.ts).
+import type { UpdateCommand, UpdateCommandOutput } from '@aws-sdk/lib-dynamodb';
+import type { SluiceContext } from '../context.js';
+
+export class UnknownOutcomeError extends Error {
+  constructor(override readonly cause: unknown) {
+    super(`outcome unknown: ${cause instanceof Error ? cause.message : String(cause)}`);
+    this.name = 'UnknownOutcomeError';
+  }
+}
+
+/** DynamoDB answered with a 4xx: the request was refused and changed nothing. */
+export function isDefiniteRefusal(e: unknown): boolean {
+  const status = (e as { $metadata?: { httpStatusCode?: number } } | undefined)?.$metadata?.httpStatusCode;
+  return status !== undefined && status >= 400 && status < 500;
+}
+
+/** Sends the update with at most one attempt that may have been applied; see the top of the file. */
+export async function sendOnce(ctx: SluiceContext, command: UpdateCommand): Promise<UpdateCommandOutput> {
+  command.middlewareStack.add(
+    (next) => async (args) => {
+      try {
+        return await next(args);
+      } catch (e) {
+        if (isDefiniteRefusal(e)) throw e;
+        throw new UnknownOutcomeError(e);
+      }
+    },
+    { step: 'finalizeRequest', priority: 'low', name: 'sluiceNoBlindRetry' },
+  );
+  return ctx.ddb.send(command);
+}
