@@ -9,7 +9,8 @@ import * as z from 'zod';
 import type { SluiceContext } from '../context.js';
 import { getPartitionState } from '../metadata/partition-state.js';
 import type { TopicRef } from '../metadata/types.js';
-import { addPartitions, createTopic, deleteTopic, listTopics, requireTopic, validateTopicName } from '../metadata/topics.js';
+import { deleteTopic } from '../log/delete-topic.js';
+import { addPartitions, createTopic, listTopics, requireTopic, validateTopicName } from '../metadata/topics.js';
 import type { Operation } from './operation.js';
 import { intField, parseInput, topicName } from './validation.js';
 

@@ -15,7 +15,7 @@ interface ProduceOptions {
   partition?: number;
   lingerMs: number;
   batchSize: number;
-  idempotent?: boolean;
+  idempotent: boolean;
 }
 
 export function produceCommand(): Command {
@@ -27,7 +27,7 @@ export function produceCommand(): Command {
     .option('--partition <n>', 'send every record to this partition', parseInteger('--partition'))
     .option('--linger-ms <ms>', 'how long records wait to be batched', parseInteger('--linger-ms'), 20)
     .option('--batch-size <bytes>', 'most bytes per request', parseInteger('--batch-size', 1), 1_048_576)
-    .option('--idempotent', 'exactly-once per partition across retries')
+    .option('--no-idempotent', 'retries may duplicate (Kafka enable.idempotence=false); exactly-once per partition is the default')
     .action(async function (this: Command, topic: string, opts: ProduceOptions) {
       const failures: SendFailure[] = [];
       const producer = sluiceFor(this).producer({

@@ -3,13 +3,19 @@
 // equivalent of Kafka's max.in.flight=1 — so a retry can never reorder a partition and idempotent
 // sequences reach the server in order. Used by both the sync producer and the async accumulator.
 // The records go as Kafka RecordBatches (batch-encoder.ts) by default, or as the JSON contract.
-import { toClientError, type SluiceClientError } from './errors.js';
+//
+// A reply may fail some partitions and not others. An idempotent producer (the default, as Kafka's
+// since 3.0) then re-sends the same body: partitions already written answer with their original
+// offsets, so nothing is duplicated. Without idempotence a re-send would write the others twice,
+// so the request fails naming the partitions. A producer whose entry the server dropped after it
+// sat idle (UNKNOWN_PRODUCER_ID) starts again under a fresh producer id, as Kafka's clients do.
+import { SluiceClientError, toClientError } from './errors.js';
 import { encodeProduceRequests } from './batch-encoder.js';
 import { chooseEncoding, toWire, type Message } from './message.js';
 import type { ProducerIdentity } from './producer-identity.js';
 import { withRetry, type RetryOptions } from './retry.js';
 import type { TopicMetadataCache } from './topic-metadata.js';
-import type { ProduceRequest, SluiceApi, WireFormat } from './wire.js';
+import type { PartitionOffsetsReply, ProduceRequest, SluiceApi, WireFormat } from './wire.js';
 
 /** A message with its partition chosen and its buffer size estimated. */
 export interface PendingRecord {
@@ -63,24 +69,43 @@ export class BatchSender {
   }
 
   private async sendNow(topic: string, records: readonly PendingRecord[]): Promise<RecordMetadata[]> {
-    try {
-      const replies =
-        this.options.wireFormat === 'json'
-          ? [await this.sendJson(topic, await this.buildRequest(topic, records))]
-          : await this.sendBatches(topic, records);
-      return replies.flatMap((reply) =>
-        reply.offsets.map((o) => ({ topicName: topic, partition: o.partition, baseOffset: o.baseOffset, count: o.count })),
-      );
-    } catch (e) {
-      const error = toClientError(e);
-      if (error.code === 'UNKNOWN_TOPIC_OR_PARTITION') this.options.metadata.invalidate(topic);
-      this.options.identity?.reset();
-      throw error;
+    for (let fresh = 0; ; fresh++) {
+      try {
+        const replies =
+          this.options.wireFormat === 'json'
+            ? [await this.sendJson(topic, await this.buildRequest(topic, records))]
+            : await this.sendBatches(topic, records);
+        // checkPartitions let only replies without failed partitions through.
+        return replies.flatMap((reply) =>
+          reply.offsets.flatMap((o) => ('baseOffset' in o ? [{ topicName: topic, partition: o.partition, baseOffset: o.baseOffset, count: o.count }] : [])),
+        );
+      } catch (e) {
+        const error = toClientError(e);
+        if (error.code === 'UNKNOWN_TOPIC_OR_PARTITION') this.options.metadata.invalidate(topic);
+        this.options.identity?.reset();
+        if (error.code === 'UNKNOWN_PRODUCER_ID' && fresh === 0) continue;
+        throw error;
+      }
     }
   }
 
   private sendJson(topic: string, body: ProduceRequest) {
-    return withRetry(() => this.api.produce(topic, body), this.options.retry);
+    return withRetry(async () => this.checkPartitions(await this.api.produce(topic, body)), this.options.retry);
+  }
+
+  /** Throws for a reply with failed partitions: retriable only when a re-send cannot duplicate (idempotence). */
+  private checkPartitions<R extends { readonly offsets: readonly PartitionOffsetsReply[] }>(reply: R): R {
+    const failed = reply.offsets.filter((o) => o.error !== undefined);
+    if (failed.length === 0) return reply;
+    const first = failed[0].error!;
+    const idempotent = this.options.identity !== undefined;
+    const partitions = failed.map((o) => o.partition).join(', ');
+    return fail(
+      new SluiceClientError(first.code, `partition${failed.length > 1 ? 's' : ''} ${partitions} failed: ${first.message}`, {
+        retriable: idempotent && failed.every((o) => o.error!.retriable),
+        details: { failedPartitions: failed.map((o) => ({ partition: o.partition, error: o.error })) },
+      }),
+    );
   }
 
   /** Bodies encoded once, sequences included, so every retry re-sends the same bytes; sent in order. */
@@ -89,7 +114,9 @@ export class BatchSender {
     const producer = await this.reserveSequences(topic, records);
     const bodies = encodeProduceRequests(records, { maxMessageBytes, now: Date.now(), producer });
     const replies = [];
-    for (const body of bodies) replies.push(await withRetry(() => this.api.produceBatches(topic, body), this.options.retry));
+    for (const body of bodies) {
+      replies.push(await withRetry(async () => this.checkPartitions(await this.api.produceBatches(topic, body)), this.options.retry));
+    }
     return replies;
   }
 
@@ -120,4 +147,8 @@ export class BatchSender {
     }
     return body;
   }
+}
+
+function fail(error: Error): never {
+  throw error;
 }

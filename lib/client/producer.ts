@@ -4,7 +4,8 @@
 //  - async: `send` resolves once the records are buffered (RecordAccumulator); requests go out
 //    per linger/batch size, results arrive via `onDelivery` / `onError`, and flush()/disconnect()
 //    drain the buffer.
-// `idempotent: true` adds a producer id and per-partition sequences, making retries exactly-once.
+// Idempotent by default, as Kafka's producers are since 3.0: a producer id and per-partition
+// sequences make retries exactly-once. `idempotent: false` opts out (retries are then at least once).
 import { BatchSender, type PendingRecord, type RecordMetadata, type SendFailure } from './batch-sender.js';
 import { SluiceClientError, toClientError } from './errors.js';
 import { keyBytes, messageSize, type Message } from './message.js';
@@ -29,7 +30,7 @@ export interface ProducerOptions extends AccumulatorOptions {
    * binary protocol), or the JSON contract ('json', what curl sends). @default 'batches'
    */
   readonly wireFormat?: WireFormat;
-  /** Exactly-once per partition across retries. @default false */
+  /** Exactly-once per partition across retries (Kafka's enable.idempotence). @default true */
   readonly idempotent?: boolean;
   /** Dead-letter hook: receives the messages of a request that failed after all retries. */
   readonly onError?: (failure: SendFailure) => void | Promise<void>;
@@ -55,7 +56,7 @@ export class Producer {
     private readonly options: ProducerOptions = {},
   ) {
     this.mode = options.mode ?? 'sync';
-    if (options.idempotent) this.identity = new ProducerIdentity(api);
+    if (options.idempotent ?? true) this.identity = new ProducerIdentity(api);
     this.sender = new BatchSender(api, { retry: options.retry, identity: this.identity, metadata, wireFormat: options.wireFormat });
     this.partitioner = resolvePartitioner(options.partitioner);
     if (this.mode === 'async') this.accumulator = new RecordAccumulator(options, (topic, records) => this.sendBuffered(topic, records));

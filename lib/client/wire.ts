@@ -31,12 +31,20 @@ export interface ProduceRequest {
   readonly sequences?: readonly { partition: number; baseSequence: number }[];
 }
 
+/**
+ * One partition's answer in a produce reply: its offsets, or (when other partitions of the request
+ * succeeded) its error (api.md: 200 with per-partition errors).
+ */
+export type PartitionOffsetsReply =
+  | { readonly partition: number; readonly baseOffset: number; readonly count: number; readonly duplicate?: boolean; readonly error?: undefined }
+  | { readonly partition: number; readonly error: { readonly code: string; readonly message: string; readonly retriable: boolean } };
+
 export interface ProduceBatchesReply {
-  readonly offsets: readonly { partition: number; baseOffset: number; count: number }[];
+  readonly offsets: readonly PartitionOffsetsReply[];
 }
 
 export interface ProduceReply {
-  readonly offsets: readonly { partition: number; baseOffset: number; count: number }[];
+  readonly offsets: readonly PartitionOffsetsReply[];
   readonly records: readonly { partition: number; offset: number }[];
 }
 

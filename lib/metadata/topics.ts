@@ -9,8 +9,6 @@ import { randomBytes } from 'node:crypto';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { SluiceContext } from '../context.js';
 import { SluiceError } from '../api/errors.js';
-import { deleteTopicObjects } from '../log/cleanup.js';
-import { deletePartitionData } from '../log/delete-partition.js';
 import { TOPICS_PK, topicKey } from './keys.js';
 import { createPartitionStates } from './partition-state.js';
 import { queryAll } from './query-all.js';
@@ -198,11 +196,11 @@ export async function listTopics(ctx: SluiceContext): Promise<TopicMetadata[]> {
 }
 
 /**
- * Deletes a topic: the META item first (so the topic disappears for producers and consumers at
- * once), then every partition's state, manifest and segment objects.
+ * Deletes the topic's item, so the topic disappears for producers and consumers at once, and
+ * returns what it held; its partitions' data is removed by lib/log/delete-topic.ts.
+ * @throws SluiceError UNKNOWN_TOPIC_OR_PARTITION when it does not exist
  */
-export async function deleteTopic(ctx: SluiceContext, name: string): Promise<void> {
-  let old: Record<string, unknown> | undefined;
+export async function deleteTopicItem(ctx: SluiceContext, name: string): Promise<TopicMetadata> {
   try {
     const out = await ctx.ddb.send(
       new DeleteCommand({
@@ -212,26 +210,12 @@ export async function deleteTopic(ctx: SluiceContext, name: string): Promise<voi
         ReturnValues: 'ALL_OLD',
       }),
     );
-    old = out.Attributes;
+    cacheFor(ctx).delete(name);
+    return fromItem(out.Attributes!);
   } catch (e) {
     if ((e as { name?: string }).name === 'ConditionalCheckFailedException') throw unknownTopic(name);
     throw e;
   }
-  cacheFor(ctx).delete(name);
-  if (!old) return;
-  const topic = fromItem(old);
-  const partitions = topic.partitions;
-  // A few partitions at a time: each deletion is itself many requests.
-  const concurrency = 8;
-  for (let start = 0; start < partitions; start += concurrency) {
-    const batch: Promise<void>[] = [];
-    for (let p = start; p < Math.min(partitions, start + concurrency); p++) batch.push(deletePartitionData(ctx, topic, p));
-    await Promise.all(batch);
-  }
-  // Any other partition folder of the topic and the maintenance job's sweep marks for it; shared
-  // produce objects it used go with the maintenance sweep once nothing references them, and a
-  // deletion cut short here is finished by the maintenance job (cleanup.ts sweepDeletedTopics).
-  await deleteTopicObjects(ctx, topic);
 }
 
 /**

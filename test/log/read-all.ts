@@ -1,17 +1,18 @@
 // Reads a partition from `offset` to its high watermark the way a consumer does: fetch after fetch
-// from each nextOffset (one fetch reads one manifest item), checking offsets are dense.
+// from each nextOffset (one fetch reads one manifest range, or two of the tail), checking offsets
+// are dense.
 import { expect } from 'vitest';
 import type { SluiceContext } from '../../lib/context.js';
+import { decodeEntries, rangesOf } from '../../lib/log/manifest-entry.js';
 import { readRecords } from '../../lib/log/read.js';
-import { decodeRanges, rangesOf } from '../../lib/log/segment-range.js';
 import { allSegmentItems } from '../../lib/metadata/manifest.js';
 import { getPartitionState } from '../../lib/metadata/partition-state.js';
-import type { SegmentItem } from '../../lib/metadata/types.js';
+import type { ManifestRange, TopicRef } from '../../lib/metadata/types.js';
 import type { DecodedRecord } from '../../lib/records/index.js';
 
 export async function readAll(
   ctx: SluiceContext,
-  topic: string,
+  topic: TopicRef,
   partition: number,
   offset = 0,
 ): Promise<{ records: DecodedRecord[]; highWatermark: number; fetches: number }> {
@@ -26,17 +27,14 @@ export async function readAll(
   }
 }
 
-export async function readValues(ctx: SluiceContext, topic: string, partition = 0): Promise<(string | null)[]> {
+export async function readValues(ctx: SluiceContext, topic: TopicRef, partition = 0): Promise<(string | null)[]> {
   return (await readAll(ctx, topic, partition)).records.map((r) => r.value?.toString() ?? null);
 }
 
-/**
- * The manifest range starting at `baseOffset`, wherever it is listed: STATE's tail, or a SEG item
- * (itself, or one of the ranges of a spilled tail).
- */
-export async function rangeAt(ctx: SluiceContext, topic: string, partition: number, baseOffset: number): Promise<SegmentItem | undefined> {
+/** The manifest range starting at `baseOffset`, wherever it is listed: STATE's tail or a SEG item. */
+export async function rangeAt(ctx: SluiceContext, topic: TopicRef, partition: number, baseOffset: number): Promise<ManifestRange | undefined> {
   const state = await getPartitionState(ctx, topic, partition);
-  const ranges = decodeRanges(ctx, topic, partition, state.tail);
-  for await (const item of allSegmentItems(ctx, topic, partition)) ranges.push(...rangesOf(ctx, topic, partition, item));
+  const ranges = decodeEntries(ctx, state.tailBase, state.tail);
+  for await (const item of allSegmentItems(ctx, topic, partition)) ranges.push(...rangesOf(ctx, item));
   return ranges.find((r) => r.baseOffset === baseOffset);
 }

@@ -21,7 +21,6 @@ export async function createTestContext(settings: Partial<SluiceSettings> = {}):
     bucket: `sluice-test-${id}`,
     table: `sluice-test-${id}`,
     leaseMs: 2000,
-    leaseWaitMs: 1000,
     graceMs: 1000,
     ...settings,
   });
