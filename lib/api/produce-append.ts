@@ -1,9 +1,11 @@
 // The write half of Produce, shared by both request bodies (JSON records and record batches): one
 // append of a batch per partition, then the per-partition answer. Partitions succeed or fail on
 // their own (Kafka's per-partition error codes): the request fails as a whole only when every
-// partition failed; otherwise `offsets` carries an `error` for each failed partition.
+// partition failed; otherwise `offsets` carries an `error` for each failed partition. An idempotent
+// producer's id must be one the cluster issued (producer-ids.ts), checked before anything is written.
 import type { SluiceContext } from '../context.js';
 import { appendToPartitions, type PartitionAppend, type PartitionAppendResult } from '../log/append.js';
+import { isIssuedProducerId } from '../metadata/producer-ids.js';
 import type { TopicMetadata } from '../metadata/topics.js';
 import { SluiceError, isSluiceError } from './errors.js';
 
@@ -30,6 +32,10 @@ export async function appendAndAnswer(
   topic: TopicMetadata,
   appends: readonly PartitionAppend[],
 ): Promise<AppendAnswer> {
+  const producer = appends.find((a) => a.producer)?.producer;
+  if (producer && !(await isIssuedProducerId(ctx, producer.producerId))) {
+    throw new SluiceError('UNKNOWN_PRODUCER_ID', `producer id ${producer.producerId} was not issued by this cluster; get one from POST /v1/producers`);
+  }
   const results = await appendToPartitions(ctx, topic, appends);
   const byPartition = new Map<number, PartitionAppendResult>();
   for (const r of results) byPartition.set(r.partition, r);
