@@ -48,7 +48,7 @@ async function main(): Promise<void> {
     context,
     Number(process.env.SLUICE_RETENTION_INTERVAL_MS || 60_000),
     (r) => {
-      if (r.errors.length + r.retention.segments + r.compaction.merges + r.sweep.deletedObjects > 0) console.log(JSON.stringify({ message: 'maintenance', ...r }));
+      if (r.errors.length + r.retention.segments + r.merge.merges + r.sweep.deletedObjects > 0) console.log(JSON.stringify({ message: 'maintenance', ...r }));
     },
     (e) => console.error(JSON.stringify({ level: 'ERROR', message: 'maintenance failed', error: String(e) })),
   );

@@ -1,64 +1,58 @@
-// Cleanup: deleting segment objects nothing references any more. Retention and compaction only
-// remove manifest items; crashed or fenced writers leave objects no committed item ever pointed
-// at. Both kinds are deleted here, by one rule, per topic:
+// The sweep: deleting objects nothing references any more. Retention and merges only remove
+// manifest items; crashed or fenced writers leave objects no committed item ever pointed at. One
+// rule for every object: it is deleted when it is older than the grace period (S3 LastModified),
+// no manifest references it, and a sweep saw it unreferenced at least the grace period ago (the
+// first sighting is kept in MAINTENANCE / SWEEP#<folder>, maintenance-store.ts). The mark makes
+// the grace period start when an object became unreferenced rather than when it was written, so a
+// fetch that read a manifest item just before retention or a merge removed it still finds the
+// object.
 //
-//   a segment object <prefix>/<topic>/<p>/<base20>-... is deleted when no manifest entry of any
-//   partition of the topic references it (a SEG item or a range it lists, as .log, .index or
-//   .timeindex, or a range in STATE's tail), it is older than the
-//   grace period (S3 LastModified), a sweep saw it unreferenced at least the grace period ago
-//   (the first sighting is kept in MAINTENANCE / SWEEP#<topic>, see maintenance-store.ts), and
-//   its base offset is below partition p's nextOffset read before the manifest (a writer at or
-//   above nextOffset may still commit it).
-//
-// Shared produce objects (produce-object.ts: `<prefix>/_produce/<hour>/...`, one object per
-// multi-partition produce request, referenced by several partitions' items of one topic) are
-// swept by sweepSharedObjects with the same rule, the references read from every partition of
-// every topic, so a shared object stays until the last item pointing at any range of it is gone
-// (compaction rewrites those ranges into per-partition segments). The first-sighting mark makes
-// the grace period start when an object became unreferenced rather than when it was written, so
-// a fetch that read a manifest item just before retention or compaction removed it still finds
-// the object.
-//
-// Deleting a topic deletes every partition folder under <prefix>/<topic>/; a deletion interrupted
-// by a crash is finished by sweepDeletedTopics: topic folders with no topic item.
+//   - intake objects `<prefix>/_intake/<hour>/<ms>-<id>.log` (sweepIntakeObjects) hold ranges of
+//     many partitions, of any topic (nothing relies on a request naming one topic): the
+//     references are read from the STATE tails and SEG items of every partition of every topic,
+//     AFTER the listing showed the object old (design rule 3: every commit and spill put naming
+//     it has landed, or never will, once it is a grace period old), and only when an old object
+//     is found. Topics are listed after the objects: a topic created later cannot reference them.
+//   - a topic's segment objects `<prefix>/<topic>-<id>/<p>/<base20>-...` (sweepTopic): the
+//     references are the SEG items of the topic's partitions.
+//   - folders of deleted topics (`<topic>-<id>/` whose id is no live topic's): a deletion a crash
+//     interrupted is finished by sweepDeletedTopics.
 import { DeleteObjectsCommand, ListObjectsV2Command, type _Object } from '@aws-sdk/client-s3';
-import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import type { SluiceContext } from '../context.js';
-import { isConditionalCheckFailed } from '../metadata/aws-errors.js';
-import { segmentKey, stateKey, topicKey } from '../metadata/keys.js';
+import { segmentKey, stateKey } from '../metadata/keys.js';
 import { allSegmentItems } from '../metadata/manifest.js';
-import { getPartitionState } from '../metadata/partition-state.js';
-import type { TopicMetadata } from '../metadata/topics.js';
-import type { PartitionState } from '../metadata/types.js';
+import { readPartitionState } from '../metadata/partition-state.js';
+import { type TopicMetadata, listTopics } from '../metadata/topics.js';
+import type { TopicRef } from '../metadata/types.js';
 import { deleteSweepMarks, getSweepMarks, putSweepMarks } from './maintenance-store.js';
+import { decodeEntries, rangesOf } from './manifest-entry.js';
 import { forEachLimited } from './partition-snapshot.js';
-import { sharedProduceFolder } from './produce-object.js';
-import { decodeRanges, rangesOf } from './segment-range.js';
+import { INTAKE_FOLDER, intakeFolder, topicObjectPrefix } from './segment-name.js';
 
 export interface SweepResult {
   readonly listedObjects: number;
   readonly deletedObjects: number;
   /** Unreferenced objects waiting for their grace period. */
   readonly pendingObjects: number;
-  /** Whether the whole topic folder was listed (false when stopped early). */
+  /** Whether the whole folder was listed (false when stopped early). */
   readonly complete: boolean;
 }
 
 const LIST_PAGE = 1000;
 const DELETE_OBJECTS_LIMIT = 1000;
-/** Marks kept per topic: bounded so the SWEEP item stays far below DynamoDB's 400 KB. */
+/** Marks kept per folder: bounded so the SWEEP item stays far below DynamoDB's 400 KB. */
 const MAX_MARKS = 2000;
 const READ_CONCURRENCY = 8;
 /** A partition's own segment object, relative to the topic folder: `<partition>/<base20>-...`. */
 const SEGMENT_OBJECT = /^(\d+)\/(\d{20})-/;
-/** Anything in a partition folder of a topic folder (other folders there are not the topic's). */
-const PARTITION_OBJECT = /^(\d+)\//;
-/** Marks of the shared produce objects live under this pseudo topic (not a legal topic name). */
-const SHARED_MARKS = '~shared';
+/** Marks of the intake objects live under this name (not a legal topic folder). */
+const INTAKE_MARKS = '~intake';
+/** A topic id (topics.ts newTopicId): 16 random bytes in base64url. */
+const TOPIC_ID_LENGTH = 22;
 
-export function topicObjectPrefix(prefix: string, topic: string): string {
-  return `${prefix ? `${prefix}/` : ''}${topic}/`;
-}
+/** The sweep marks' name for a topic's folder. */
+const topicMarks = (topic: TopicRef) => `${topic.name}-${topic.id}`;
 
 /** Deletes the objects, up to DeleteObjects' limit per request. */
 export async function deleteObjects(ctx: SluiceContext, keys: readonly string[]): Promise<void> {
@@ -68,82 +62,31 @@ export async function deleteObjects(ctx: SluiceContext, keys: readonly string[])
   }
 }
 
-/**
- * Every object key the partition's manifest references: its SEG items (each listed range of a
- * spilled tail too) and STATE's tail, read after `state` (a range leaves the tail only for an item).
- */
-async function partitionReferences(ctx: SluiceContext, state: PartitionState): Promise<string[]> {
-  const { topic, partition } = state;
-  const refs = decodeRanges(ctx, topic, partition, state.tail).map((r) => r.objectKey);
+/** Every object key the partition's manifest references: STATE's tail (read first), then its SEG items. */
+async function partitionReferences(ctx: SluiceContext, topic: TopicRef, partition: number, refs: Set<string>): Promise<void> {
+  const state = await readPartitionState(ctx, topic, partition);
+  if (!state) return;
+  // An entry leaves the tail only after an item lists it: read in this order, none is missed.
+  for (const range of decodeEntries(ctx, state.tailBase, state.tail)) refs.add(range.objectKey);
   for await (const item of allSegmentItems(ctx, topic, partition)) {
-    for (const range of rangesOf(ctx, topic, partition, item)) refs.push(range.objectKey);
-    if (item.indexKey) refs.push(item.indexKey);
-    if (item.timeIndexKey) refs.push(item.timeIndexKey);
+    for (const range of rangesOf(ctx, item)) refs.add(range.objectKey);
+    if (item.indexKey) refs.add(item.indexKey);
+    if (item.timeIndexKey) refs.add(item.timeIndexKey);
+  }
+}
+
+/** Every object key any partition of the topics references. */
+async function references(ctx: SluiceContext, topics: readonly (TopicRef & { readonly partitions: number })[], shouldStop: () => boolean): Promise<Set<string> | undefined> {
+  const refs = new Set<string>();
+  for (const topic of topics) {
+    if (shouldStop()) return undefined;
+    await forEachLimited(
+      Array.from({ length: topic.partitions }, (_, p) => p),
+      READ_CONCURRENCY,
+      (p) => partitionReferences(ctx, topic, p, refs),
+    );
   }
   return refs;
-}
-
-/** Every object key any item of the topic's partitions references, and each partition's nextOffset (read first). */
-async function topicReferences(
-  ctx: SluiceContext,
-  topic: string,
-  partitions: number,
-): Promise<{ refs: Set<string>; nextOffsets: Map<number, number> }> {
-  const refs = new Set<string>();
-  const nextOffsets = new Map<number, number>();
-  await forEachLimited(
-    Array.from({ length: partitions }, (_, p) => p),
-    READ_CONCURRENCY,
-    async (p) => {
-      const state = await getPartitionState(ctx, topic, p);
-      for (const key of await partitionReferences(ctx, state)) refs.add(key);
-      nextOffsets.set(p, state.nextOffset);
-    },
-  );
-  return { refs, nextOffsets };
-}
-
-/** One sweep of a topic's folder; stops listing when `shouldStop()` and resumes from scratch next time. */
-export async function sweepTopic(
-  ctx: SluiceContext,
-  topic: string,
-  partitions: number,
-  shouldStop: () => boolean = () => false,
-): Promise<SweepResult> {
-  const folder = topicObjectPrefix(ctx.prefix, topic);
-  const { refs, nextOffsets } = await topicReferences(ctx, topic, partitions);
-  const marks = await getSweepMarks(ctx, topic);
-  const now = ctx.now();
-  const unreferenced: string[] = [];
-  let listedObjects = 0;
-  let lastKey = '';
-  let complete = false;
-  let token: string | undefined;
-  while (!shouldStop()) {
-    const page = await ctx.s3.send(
-      new ListObjectsV2Command({ Bucket: ctx.bucket, Prefix: folder, ContinuationToken: token, MaxKeys: LIST_PAGE }),
-    );
-    for (const object of page.Contents ?? []) {
-      if (!object.Key) continue;
-      listedObjects++;
-      lastKey = object.Key;
-      if (isCollectable(ctx, object, folder, refs, nextOffsets, now)) unreferenced.push(object.Key);
-    }
-    token = page.NextContinuationToken;
-    if (!page.IsTruncated || !token) {
-      complete = true;
-      break;
-    }
-  }
-  const { due, nextMarks } = ageMarks(ctx, unreferenced, marks, now);
-  // Marks of objects this sweep did not reach stay as they were.
-  if (!complete) for (const [key, seen] of Object.entries(marks)) if (key > lastKey) nextMarks[key] ??= seen;
-  const kept = Object.entries(nextMarks)
-    .sort((a, b) => a[1] - b[1])
-    .slice(0, MAX_MARKS);
-  await deleteObjects(ctx, due);
-  await putSweepMarks(ctx, topic, Object.fromEntries(kept));
-  return { listedObjects, deletedObjects: due.length, pendingObjects: kept.length, complete };
 }
 
 /**
@@ -166,38 +109,68 @@ function ageMarks(
   return { due, nextMarks };
 }
 
-function isCollectable(
+const oldEnough = (ctx: SluiceContext, object: _Object, now: number) => now - (object.LastModified?.getTime() ?? now) >= ctx.graceMs;
+
+/** Keeps the oldest MAX_MARKS marks. */
+function boundMarks(marks: Record<string, number>): Record<string, number> {
+  const entries = Object.entries(marks);
+  if (entries.length <= MAX_MARKS) return marks;
+  return Object.fromEntries(entries.sort((a, b) => a[1] - b[1]).slice(0, MAX_MARKS));
+}
+
+/** One sweep of a topic's folder; stops listing when `shouldStop()` and resumes from scratch next time. */
+export async function sweepTopic(
   ctx: SluiceContext,
-  object: _Object,
-  folder: string,
-  refs: ReadonlySet<string>,
-  nextOffsets: ReadonlyMap<number, number>,
-  now: number,
-): boolean {
-  const key = object.Key!;
-  if (refs.has(key)) return false;
-  // Only the partitions' own segment objects: e.g. `_produce/<hour>/` under a topic named
-  // `_produce` holds shared objects of every topic.
-  const segment = SEGMENT_OBJECT.exec(key.slice(folder.length));
-  if (!segment) return false;
-  const nextOffset = nextOffsets.get(Number(segment[1]));
-  // A partition added after the topic was read, or a writer that may still commit: keep.
-  if (nextOffset === undefined || Number(segment[2]) >= nextOffset) return false;
-  const written = object.LastModified?.getTime() ?? now;
-  return now - written >= ctx.graceMs;
+  topic: TopicRef & { readonly partitions: number },
+  shouldStop: () => boolean = () => false,
+): Promise<SweepResult> {
+  const folder = topicObjectPrefix(ctx.prefix, topic);
+  const now = ctx.now();
+  const old: string[] = [];
+  let listedObjects = 0;
+  let lastKey = '';
+  let complete = false;
+  let token: string | undefined;
+  while (!shouldStop() && old.length < MAX_MARKS) {
+    const page = await ctx.s3.send(new ListObjectsV2Command({ Bucket: ctx.bucket, Prefix: folder, ContinuationToken: token, MaxKeys: LIST_PAGE }));
+    for (const object of page.Contents ?? []) {
+      if (!object.Key) continue;
+      listedObjects++;
+      lastKey = object.Key;
+      // Only the partitions' own segment objects.
+      if (SEGMENT_OBJECT.test(object.Key.slice(folder.length)) && oldEnough(ctx, object, now)) old.push(object.Key);
+    }
+    token = page.NextContinuationToken;
+    if (!page.IsTruncated || !token) {
+      complete = true;
+      break;
+    }
+  }
+  const marks = await getSweepMarks(ctx, topicMarks(topic));
+  if (old.length === 0 && complete) {
+    if (Object.keys(marks).length > 0) await putSweepMarks(ctx, topicMarks(topic), {});
+    return { listedObjects, deletedObjects: 0, pendingObjects: 0, complete };
+  }
+  // Read after the listing: an item put later names an object written later (merge.ts gives up a
+  // swap that took half the grace period).
+  const refs = await references(ctx, [topic], shouldStop);
+  if (!refs) return { listedObjects, deletedObjects: 0, pendingObjects: Object.keys(marks).length, complete: false };
+  const { due, nextMarks } = ageMarks(ctx, old.filter((key) => !refs.has(key)), marks, now);
+  // Marks of objects this sweep did not reach stay as they were.
+  if (!complete) for (const [key, seen] of Object.entries(marks)) if (key > lastKey) nextMarks[key] ??= seen;
+  await deleteObjects(ctx, due);
+  const kept = boundMarks(nextMarks);
+  await putSweepMarks(ctx, topicMarks(topic), kept);
+  return { listedObjects, deletedObjects: due.length, pendingObjects: Object.keys(kept).length, complete };
 }
 
 /**
- * One sweep of the shared produce objects: those past the grace period that no item of any
- * partition of any topic references are marked, and deleted once marked for the grace period.
+ * One sweep of the intake objects: those past the grace period that no STATE tail or SEG item of
+ * any partition of any topic references are marked, and deleted once marked for the grace period.
  * The manifests are read only when there is an old object to decide on.
  */
-export async function sweepSharedObjects(
-  ctx: SluiceContext,
-  topics: readonly TopicMetadata[],
-  shouldStop: () => boolean = () => false,
-): Promise<SweepResult> {
-  const folder = sharedProduceFolder(ctx.prefix);
+export async function sweepIntakeObjects(ctx: SluiceContext, shouldStop: () => boolean = () => false): Promise<SweepResult> {
+  const folder = intakeFolder(ctx.prefix);
   const now = ctx.now();
   const old: string[] = [];
   let listedObjects = 0;
@@ -206,77 +179,84 @@ export async function sweepSharedObjects(
   // Keys sort by hour folder, so the oldest come first; stop at the first recent page.
   while (!shouldStop() && old.length < MAX_MARKS) {
     const page = await ctx.s3.send(new ListObjectsV2Command({ Bucket: ctx.bucket, Prefix: folder, ContinuationToken: token, MaxKeys: LIST_PAGE }));
+    let recent = false;
     for (const object of page.Contents ?? []) {
       listedObjects++;
-      if (object.Key && now - (object.LastModified?.getTime() ?? now) >= ctx.graceMs) old.push(object.Key);
+      if (!object.Key) continue;
+      if (oldEnough(ctx, object, now)) old.push(object.Key);
+      else recent = true;
     }
     token = page.NextContinuationToken;
-    if (!page.IsTruncated || !token) {
-      complete = true;
+    if (!page.IsTruncated || !token || recent) {
+      complete = !page.IsTruncated || !token;
       break;
     }
   }
-  const marks = await getSweepMarks(ctx, SHARED_MARKS);
+  const marks = await getSweepMarks(ctx, INTAKE_MARKS);
   if (old.length === 0) {
-    if (complete && Object.keys(marks).length > 0) await putSweepMarks(ctx, SHARED_MARKS, {});
+    if (complete && Object.keys(marks).length > 0) await putSweepMarks(ctx, INTAKE_MARKS, {});
     return { listedObjects, deletedObjects: 0, pendingObjects: 0, complete };
   }
-  const refs = new Set<string>();
-  for (const topic of topics) {
-    if (shouldStop()) return { listedObjects, deletedObjects: 0, pendingObjects: Object.keys(marks).length, complete: false };
-    await forEachLimited(
-      Array.from({ length: topic.partitions }, (_, p) => p),
-      READ_CONCURRENCY,
-      async (p) => {
-        const state = await getPartitionState(ctx, topic.name, p);
-        for (const key of await partitionReferences(ctx, state)) if (key.startsWith(folder)) refs.add(key);
-      },
-    );
-  }
+  // Topics read after the listing: one created since cannot reference an object that was old then.
+  const refs = await references(ctx, await listTopics(ctx), shouldStop);
+  if (!refs) return { listedObjects, deletedObjects: 0, pendingObjects: Object.keys(marks).length, complete: false };
   const { due, nextMarks } = ageMarks(ctx, old.filter((key) => !refs.has(key)), marks, now);
   await deleteObjects(ctx, due);
-  await putSweepMarks(ctx, SHARED_MARKS, nextMarks);
-  return { listedObjects, deletedObjects: due.length, pendingObjects: Object.keys(nextMarks).length, complete };
+  const kept = boundMarks(nextMarks);
+  await putSweepMarks(ctx, INTAKE_MARKS, kept);
+  return { listedObjects, deletedObjects: due.length, pendingObjects: Object.keys(kept).length, complete };
 }
 
 /**
- * Deletes every object in the topic's partition folders (`<topic>/<p>/`, whatever p, so also
- * partitions above the count or left by an older incarnation) and the topic's sweep marks.
- * Topic deletion calls it after the partitions' items are gone; shared produce objects the topic
- * used become unreferenced and go with the shared sweep.
+ * Deletes every object in the topic's folder (`<topic>-<id>/`, every partition, so also those
+ * above the count) and the topic's sweep marks. Topic deletion calls it after the partitions'
+ * items are gone; intake objects the topic used become unreferenced and go with the intake sweep.
  */
-export async function deleteTopicObjects(ctx: SluiceContext, topic: string): Promise<number> {
+export async function deleteTopicObjects(ctx: SluiceContext, topic: TopicRef): Promise<number> {
   const folder = topicObjectPrefix(ctx.prefix, topic);
   let deleted = 0;
-  let token: string | undefined;
-  do {
-    const page = await ctx.s3.send(new ListObjectsV2Command({ Bucket: ctx.bucket, Prefix: folder, ContinuationToken: token, MaxKeys: LIST_PAGE }));
-    const keys = (page.Contents ?? []).flatMap((o) => (o.Key && PARTITION_OBJECT.test(o.Key.slice(folder.length)) ? [o.Key] : []));
+  // Each round deletes what it listed, so listing again from the start needs no continuation token.
+  for (;;) {
+    const page = await ctx.s3.send(new ListObjectsV2Command({ Bucket: ctx.bucket, Prefix: folder, MaxKeys: LIST_PAGE }));
+    const keys = (page.Contents ?? []).flatMap((o) => (o.Key ? [o.Key] : []));
+    if (keys.length === 0) break;
     await deleteObjects(ctx, keys);
     deleted += keys.length;
-    token = page.IsTruncated ? page.NextContinuationToken : undefined;
-  } while (token);
-  await deleteSweepMarks(ctx, topic);
+  }
+  await deleteSweepMarks(ctx, topicMarks(topic));
   return deleted;
 }
 
+/** The topic a folder name `<topic>-<id>` stands for, or undefined when it is none. */
+export function parseTopicFolder(name: string): TopicRef | undefined {
+  if (name.length < TOPIC_ID_LENGTH + 2 || name[name.length - TOPIC_ID_LENGTH - 1] !== '-') return undefined;
+  const id = name.slice(-TOPIC_ID_LENGTH);
+  if (!/^[A-Za-z0-9_-]+$/.test(id)) return undefined;
+  return { name: name.slice(0, -TOPIC_ID_LENGTH - 1), id };
+}
+
 /**
- * Finishes topic deletions a crash interrupted: a topic folder whose topic item is gone loses its
- * objects, partition STATE and manifest items. Only what is older than the grace period goes
- * (objects by LastModified, items by createdAt, STATE by lease expiry), so a topic re-created
- * under the same name meanwhile keeps everything it wrote.
+ * Finishes topic deletions a crash interrupted: a topic folder whose id is no live topic's loses
+ * its partitions' STATE and SEG items (keys carry the id: no other incarnation shares them) and
+ * its objects older than the grace period. Returns the folders found.
  */
 export async function sweepDeletedTopics(ctx: SluiceContext, shouldStop: () => boolean = () => false): Promise<string[]> {
   const finished: string[] = [];
-  for await (const topic of topicFolders(ctx)) {
+  let live: Set<string> | undefined;
+  for await (const name of topicFolders(ctx)) {
     if (shouldStop()) break;
-    if (await topicExists(ctx, topic)) continue;
-    if (await finishTopicDeletion(ctx, topic, ctx.now() - ctx.graceMs)) finished.push(topic);
+    if (name === INTAKE_FOLDER) continue;
+    const topic = parseTopicFolder(name);
+    if (!topic) continue;
+    live ??= new Set((await listTopics(ctx)).map((t: TopicMetadata) => topicMarks(t)));
+    if (live.has(name)) continue;
+    await finishTopicDeletion(ctx, topic, ctx.now() - ctx.graceMs);
+    finished.push(name);
   }
   return finished;
 }
 
-/** Names of the folders directly under the prefix (topics, and the shared `_produce`). */
+/** Names of the folders directly under the prefix (topic folders, and `_intake`). */
 async function* topicFolders(ctx: SluiceContext): AsyncGenerator<string> {
   const root = ctx.prefix ? `${ctx.prefix}/` : '';
   let token: string | undefined;
@@ -315,54 +295,37 @@ async function* topicFolders(ctx: SluiceContext): AsyncGenerator<string> {
   }
 }
 
-// Read directly (not through topics.ts, which imports this module for topic deletion).
-async function topicExists(ctx: SluiceContext, topic: string): Promise<boolean> {
-  const out = await ctx.ddb.send(new GetCommand({ TableName: ctx.table, Key: topicKey(topic), ConsistentRead: true }));
-  return out.Item !== undefined;
-}
+const BATCH_WRITE_LIMIT = 25;
 
-/** Removes what is older than `cutoff` in the deleted topic's partition folders; true if any was found. */
-async function finishTopicDeletion(ctx: SluiceContext, topic: string, cutoff: number): Promise<boolean> {
+/** Removes the deleted topic's items (all of them) and its objects older than `cutoff`. */
+async function finishTopicDeletion(ctx: SluiceContext, topic: TopicRef, cutoff: number): Promise<void> {
   const folder = topicObjectPrefix(ctx.prefix, topic);
-  const partitions: number[] = [];
+  const old: string[] = [];
+  const partitions = new Set<number>();
   let token: string | undefined;
   do {
-    const page = await ctx.s3.send(new ListObjectsV2Command({ Bucket: ctx.bucket, Prefix: folder, Delimiter: '/', ContinuationToken: token }));
-    for (const common of page.CommonPrefixes ?? []) {
-      // Only partition folders: `_produce/<hour>/` holds shared objects of live topics.
-      const p = common.Prefix ? PARTITION_OBJECT.exec(common.Prefix.slice(folder.length)) : null;
-      if (p) partitions.push(Number(p[1]));
+    const page = await ctx.s3.send(new ListObjectsV2Command({ Bucket: ctx.bucket, Prefix: folder, ContinuationToken: token, MaxKeys: LIST_PAGE }));
+    for (const object of page.Contents ?? []) {
+      if (!object.Key) continue;
+      const p = /^(\d+)\//.exec(object.Key.slice(folder.length));
+      if (p) partitions.add(Number(p[1]));
+      if ((object.LastModified?.getTime() ?? ctx.now()) < cutoff) old.push(object.Key);
     }
     token = page.IsTruncated ? page.NextContinuationToken : undefined;
   } while (token);
   for (const p of partitions) {
-    await conditionalDelete(ctx, stateKey(topic, p), 'attribute_not_exists(expiresAt) OR expiresAt < :cutoff', cutoff);
+    await ctx.ddb.send(new DeleteCommand({ TableName: ctx.table, Key: stateKey(topic, p) }));
+    let keys: { pk: string; sk: string }[] = [];
+    const flush = async () => {
+      if (keys.length > 0) await ctx.ddb.send(new BatchWriteCommand({ RequestItems: { [ctx.table]: keys.map((Key) => ({ DeleteRequest: { Key } })) } }));
+      keys = [];
+    };
     for await (const item of allSegmentItems(ctx, topic, p)) {
-      if (item.createdAt < cutoff) await conditionalDelete(ctx, segmentKey(topic, p, item.baseOffset), 'createdAt < :cutoff', cutoff);
+      keys.push(segmentKey(topic, p, item.baseOffset));
+      if (keys.length === BATCH_WRITE_LIMIT) await flush();
     }
-    const old: string[] = [];
-    let pageToken: string | undefined;
-    do {
-      const page = await ctx.s3.send(
-        new ListObjectsV2Command({ Bucket: ctx.bucket, Prefix: `${folder}${p}/`, ContinuationToken: pageToken, MaxKeys: LIST_PAGE }),
-      );
-      for (const object of page.Contents ?? []) {
-        if (object.Key && (object.LastModified?.getTime() ?? ctx.now()) < cutoff) old.push(object.Key);
-      }
-      pageToken = page.IsTruncated ? page.NextContinuationToken : undefined;
-    } while (pageToken);
-    await deleteObjects(ctx, old);
+    await flush();
   }
-  if (partitions.length > 0) await deleteSweepMarks(ctx, topic);
-  return partitions.length > 0;
-}
-
-async function conditionalDelete(ctx: SluiceContext, key: { pk: string; sk: string }, condition: string, cutoff: number): Promise<void> {
-  try {
-    await ctx.ddb.send(
-      new DeleteCommand({ TableName: ctx.table, Key: key, ConditionExpression: condition, ExpressionAttributeValues: { ':cutoff': cutoff } }),
-    );
-  } catch (e) {
-    if (!isConditionalCheckFailed(e)) throw e;
-  }
+  await deleteObjects(ctx, old);
+  await deleteSweepMarks(ctx, topicMarks(topic));
 }

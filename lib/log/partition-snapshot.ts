@@ -1,53 +1,43 @@
-// What the maintenance steps (retention, compaction, their repairs) decide on: the partition's
-// STATE read first, then its manifest, both strongly consistent. Reading STATE first means every
-// item at or above the nextOffset seen is (or may still become) an in-flight append: maintenance
-// never touches it. Items are changed only with conditions on the exact item seen (its object
-// key), so a step that lost a race to anyone changes nothing and the next run decides again.
-import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
+// What the partition leader's maintenance steps (repair, retention, merge) decide on: the
+// partition's STATE read first, then its SEG items, both strongly consistent. Reading STATE first
+// means every item at or above the tailBase seen may be a pending spill (design rule 4): maintenance
+// never touches it. Items are changed only with conditions on the exact item seen (manifest.ts), so
+// a step that lost a race to anyone changes nothing and the next run decides again.
 import type { SluiceContext } from '../context.js';
-import { isConditionalCheckFailed } from '../metadata/aws-errors.js';
-import { segmentKey } from '../metadata/keys.js';
-import { allSegmentItems } from '../metadata/manifest.js';
+import { allSegmentItems, deleteSegmentItem } from '../metadata/manifest.js';
 import { getPartitionState } from '../metadata/partition-state.js';
-import type { PartitionState, SegmentItem } from '../metadata/types.js';
-
-/** A manifest item as compaction writes it: how many items it replaced (absent on appended items). */
-export interface StoredSegmentItem extends SegmentItem {
-  readonly mergedCount?: number;
-}
+import type { PartitionState, SegmentItem, TopicRef } from '../metadata/types.js';
 
 export interface PartitionSnapshot {
-  readonly topic: string;
+  readonly topic: TopicRef;
   readonly partition: number;
   readonly state: PartitionState;
-  /** Committed items (base below nextOffset), in offset order. */
-  readonly items: readonly StoredSegmentItem[];
+  /** Every SEG item of the partition (below tailBase or not), in offset order. */
+  readonly items: readonly SegmentItem[];
 }
 
-export async function readPartitionSnapshot(ctx: SluiceContext, topic: string, partition: number): Promise<PartitionSnapshot> {
-  const state = await getPartitionState(ctx, topic, partition);
-  const items: StoredSegmentItem[] = [];
-  if (state.nextOffset > 0) {
-    for await (const item of allSegmentItems(ctx, topic, partition)) {
-      if (item.baseOffset < state.nextOffset) items.push(item);
-    }
-  }
+export async function readPartitionSnapshot(ctx: SluiceContext, topic: TopicRef, partition: number, state?: PartitionState): Promise<PartitionSnapshot> {
+  const current = state ?? (await getPartitionState(ctx, topic, partition));
+  const items: SegmentItem[] = [];
+  for await (const item of allSegmentItems(ctx, topic, partition)) items.push(item);
   items.sort((a, b) => a.baseOffset - b.baseOffset);
-  return { topic, partition, state, items };
+  return { topic, partition, state: current, items };
+}
+
+/** The items wholly below the snapshot's tailBase: the only ones maintenance may replace or delete. */
+export function itemsBelowTail(snapshot: PartitionSnapshot): SegmentItem[] {
+  return snapshot.items.filter((i) => i.lastOffset < snapshot.state.tailBase);
 }
 
 /**
- * Splits committed items into the chain a reader follows and the leftovers of an interrupted
- * compaction swap: items whose whole range lies inside an earlier item's range (the merged item
- * was put, the items it replaced were not all deleted yet).
+ * Splits items into the chain a reader follows and the leftovers of an interrupted merge swap:
+ * items whose whole range lies inside an earlier item's range (the merged item was put, the items
+ * it replaced were not all deleted yet).
  */
-export function splitLeftovers(items: readonly StoredSegmentItem[]): {
-  chain: StoredSegmentItem[];
-  leftovers: { item: StoredSegmentItem; coveredBy: StoredSegmentItem }[];
-} {
-  const chain: StoredSegmentItem[] = [];
-  const leftovers: { item: StoredSegmentItem; coveredBy: StoredSegmentItem }[] = [];
-  let cover: StoredSegmentItem | undefined;
+export function splitLeftovers<T extends SegmentItem>(items: readonly T[]): { chain: T[]; leftovers: { item: T; coveredBy: T }[] } {
+  const chain: T[] = [];
+  const leftovers: { item: T; coveredBy: T }[] = [];
+  let cover: T | undefined;
   for (const item of items) {
     if (cover && item.lastOffset <= cover.lastOffset) {
       leftovers.push({ item, coveredBy: cover });
@@ -59,54 +49,43 @@ export function splitLeftovers(items: readonly StoredSegmentItem[]): {
   return { chain, leftovers };
 }
 
+/**
+ * SEG items STATE's `segments` counter stands for: the chain's items from logStartOffset, wholly
+ * below tailBase (items above it may be pending spills, which count once their spill completes),
+ * plus the tail's entries.
+ */
+export function expectedSegmentCount(snapshot: PartitionSnapshot): number {
+  const { state } = snapshot;
+  const { chain } = splitLeftovers(itemsBelowTail(snapshot));
+  return chain.filter((i) => i.lastOffset >= state.logStartOffset).length + state.tail.length;
+}
+
 /** Manifest deletes in flight at once. */
 const DELETE_CONCURRENCY = 8;
 
-/** Deletes each manifest item only if it is still exactly the one seen (object key and last offset); returns how many went. */
-export async function deleteSegmentItemsIfUnchanged(
+/** Deletes each item only if it is still exactly the one seen; returns how many went. */
+export async function deleteItemsIfUnchanged(
   ctx: SluiceContext,
-  topic: string,
+  topic: TopicRef,
   partition: number,
   items: readonly SegmentItem[],
 ): Promise<number> {
   let removed = 0;
   await forEachLimited(items, DELETE_CONCURRENCY, async (item) => {
-    if (await deleteSegmentItemIfUnchanged(ctx, topic, partition, item)) removed++;
+    if (await deleteSegmentItem(ctx, topic, partition, item.baseOffset, item)) removed++;
   });
   return removed;
 }
 
-async function deleteSegmentItemIfUnchanged(
-  ctx: SluiceContext,
-  topic: string,
-  partition: number,
-  item: SegmentItem,
-): Promise<boolean> {
-  try {
-    await ctx.ddb.send(
-      new DeleteCommand({
-        TableName: ctx.table,
-        Key: segmentKey(topic, partition, item.baseOffset),
-        ConditionExpression: 'objectKey = :seen AND lastOffset = :seenLast',
-        ExpressionAttributeValues: { ':seen': item.objectKey, ':seenLast': item.lastOffset },
-      }),
-    );
-    return true;
-  } catch (e) {
-    if (isConditionalCheckFailed(e)) return false;
-    throw e;
-  }
-}
-
 /** Runs `work` over `inputs` with at most `limit` in flight; rejects with the first failure after all settle. */
-export async function forEachLimited<T>(inputs: readonly T[], limit: number, work: (input: T) => Promise<void>): Promise<void> {
+export async function forEachLimited<T>(inputs: readonly T[], limit: number, work: (input: T, index: number) => Promise<void>): Promise<void> {
   let next = 0;
   let failure: unknown;
   const worker = async () => {
     while (next < inputs.length) {
-      const input = inputs[next++];
+      const index = next++;
       try {
-        await work(input);
+        await work(inputs[index], index);
       } catch (e) {
         failure ??= e;
       }

@@ -4,6 +4,7 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { SluiceContext } from '../context.js';
 import { partitionPk } from './keys.js';
+import type { TopicRef } from './types.js';
 
 /** Bytes per DynamoDB write unit. */
 export const WRITE_UNIT_BYTES = 1024;
@@ -28,7 +29,7 @@ export function itemBytes(item: Record<string, unknown>): number {
 }
 
 /** The largest STATE item and the largest SEG item of the topic's partitions (for benchmarks and tests). */
-export async function largestPartitionItems(ctx: SluiceContext, topic: string, partitions: number): Promise<{ state: number; segment: number }> {
+export async function largestPartitionItems(ctx: SluiceContext, topic: TopicRef, partitions: number): Promise<{ state: number; segment: number }> {
   let state = 0;
   let segment = 0;
   for (let p = 0; p < partitions; p++) {
