@@ -31,7 +31,7 @@ export async function sendOnce(ctx: SluiceContext, command: UpdateCommand): Prom
         throw new UnknownOutcomeError(e);
       }
     },
-    { step: 'finalizeRequest', priority: 'low', name: 'sluiceNoBlindRetry' },
+    { step: 'finalizeRequest', priority: 'low', name: 'sluiceNoBlindRetry', override: true },
   );
   return ctx.ddb.send(command);
 }
