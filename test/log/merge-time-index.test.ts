@@ -1,4 +1,4 @@
-// The .timeindex compaction writes: Kafka's TimeIndex layout (8-byte timestamp, 4-byte relative
+// The .timeindex a segment merge writes: Kafka's TimeIndex layout (8-byte timestamp, 4-byte relative
 // offset, big-endian), entries added at the offset-index moments only when the max timestamp
 // grew, a final entry when the segment closes, and Kafka's lookup (largest timestamp <= target).
 import { describe, expect, it } from 'vitest';
