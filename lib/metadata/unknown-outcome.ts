@@ -8,8 +8,10 @@ import type { UpdateCommand, UpdateCommandOutput } from '@aws-sdk/lib-dynamodb';
 import type { SluiceContext } from '../context.js';
 
 export class UnknownOutcomeError extends Error {
-  constructor(override readonly cause: unknown) {
-    super(`outcome unknown: ${cause instanceof Error ? cause.message : String(cause)}`);
+  // Not `cause`: the SDK's retry strategy classifies an error by its `cause` chain too
+  // (isTransientError), so a TimeoutError or 5xx kept as `cause` would get the update re-sent.
+  constructor(readonly failure: unknown) {
+    super(`outcome unknown: ${failure instanceof Error ? failure.message : String(failure)}`);
     this.name = 'UnknownOutcomeError';
   }
 }
