@@ -155,7 +155,7 @@ export async function appendEntry(ctx: SluiceContext, req: AppendEntryRequest): 
   let update = 'SET #nextOffset = #nextOffset + :count, #tail = list_append(#tail, :entryList), #bytes = #bytes + :bytes, #segments = #segments + :one';
   const producer = req.producer;
   if (producer) {
-    Object.assign(names, { '#producers': 'producers', '#bases': 'producerBases', '#pid': String(producer.producerId), '#pEpoch': 'producerEpoch', '#pLast': 'lastSequence' });
+    Object.assign(names, { '#producers': 'producers', '#bases': 'producerBases', '#pid': String(producer.producerId), '#pEpoch': 'producerEpoch' });
     values[':producer'] = producer.entry;
     values[':pEpoch'] = producer.entry.producerEpoch;
     // Copies nextOffset's value from before this update: the base offset the batch receives.
@@ -165,6 +165,7 @@ export async function appendEntry(ctx: SluiceContext, req: AppendEntryRequest): 
       condition +=
         ' AND ((attribute_not_exists(#producers.#pid) AND size(#producers) < :maxProducers) OR #producers.#pid.#pEpoch < :pEpoch)';
     } else {
+      names['#pLast'] = 'lastSequence';
       values[':prevSeq'] = producer.entry.baseSequence - 1;
       condition += ' AND #producers.#pid.#pEpoch = :pEpoch AND #producers.#pid.#pLast = :prevSeq';
     }
