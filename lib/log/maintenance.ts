@@ -244,8 +244,8 @@ export async function maintainPartitions(
   const leaseMs = options.partitionLeaseMs ?? Math.max(ctx.leaseMs, 30_000);
   const led: Led[] = [];
   try {
+    // A task started is finished (the reserve covers it), except for merges, which can wait.
     await forEachLimited(partitions, PARTITION_CONCURRENCY, async (partition) => {
-      if (shouldStop()) return;
       const acquired = await acquirePartitionLease(ctx, meta, partition, leaseMs);
       if (!acquired) {
         report.partitionsBusy++;

@@ -12,7 +12,9 @@ import { decodeOffsetIndex } from '../../lib/log/offset-index.js';
 import { expectedSegmentCount, itemsBelowTail, readPartitionSnapshot, splitLeftovers } from '../../lib/log/partition-snapshot.js';
 import { PARTITION_LEADER_EPOCH } from '../../lib/log/batch-stamp.js';
 import { decodeTimeIndex } from '../../lib/log/time-index.js';
+import { getPartitionState } from '../../lib/metadata/partition-state.js';
 import type { TopicRef } from '../../lib/metadata/types.js';
+import { spillTail } from '../../lib/log/spill.js';
 import { decodeRecordBatch } from '../../lib/records/index.js';
 import { readAll } from './read-all.js';
 export { readAll };
@@ -166,4 +168,11 @@ export function otherProcess(ctx: SluiceContext, skewMs = 0): ClockedContext {
   const clients = emulatorClients();
   const { s3: _s3, ddb: _ddb, ownerId: _owner, now: _now, ...settings } = ctx;
   return withClock(createContext(clients, settings), skewMs);
+}
+
+/** Appends as appendValues does, then spills STATE's tail: the batch gets a SEG item of its own. */
+export async function appendSpilled(ctx: SluiceContext, topic: TopicRef, values: string[], timestamp = ctx.now(), partition = 0): Promise<number> {
+  const base = await appendValues(ctx, topic, values, timestamp, partition);
+  expect(await spillTail(ctx, topic, await getPartitionState(ctx, topic, partition))).toBe(true);
+  return base;
 }

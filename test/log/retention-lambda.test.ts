@@ -6,7 +6,7 @@ import { inject } from 'vitest';
 import { getPartitionState } from '../../lib/metadata/partition-state.js';
 import { createTopic } from '../../lib/metadata/topics.js';
 import { createTestContext } from '../support/storage.js';
-import { appendValues } from './maintenance-support.js';
+import { appendSpilled } from './maintenance-support.js';
 
 const scheduledEvent = {
   version: '0',
@@ -23,9 +23,9 @@ const scheduledEvent = {
 describe('retention Lambda handler', () => {
   it('runs one maintenance pass within the invocation’s remaining time', async () => {
     const ctx = await createTestContext();
-    // segment.ms rolls each append into its own segment: the records are 10 ms apart.
-    await createTopic(ctx, 'scheduled', 1, { 'retention.bytes': 1, 'segment.ms': 5 });
-    for (let i = 0; i < 3; i++) await appendValues(ctx, 'scheduled', [`v${i}`], ctx.now() + i * 10);
+    const topic = await createTopic(ctx, 'scheduled', 1, { 'retention.bytes': 1 });
+    // Each append spilled into a SEG item of its own: three segments.
+    for (let i = 0; i < 3; i++) await appendSpilled(ctx, topic, [`v${i}`]);
 
     vi.stubEnv('AWS_ENDPOINT_URL_S3', inject('s3Endpoint'));
     vi.stubEnv('AWS_ENDPOINT_URL_DYNAMODB', inject('dynamodbEndpoint'));
@@ -41,7 +41,7 @@ describe('retention Lambda handler', () => {
       const result = await handler(scheduledEvent, lambdaContext);
       expect(result.status).toBe(200);
       expect(result.body).toMatchObject({ outcome: 'complete', errors: [], retention: { segments: 2 } });
-      expect((await getPartitionState(ctx, 'scheduled', 0)).logStartOffset).toBe(2);
+      expect((await getPartitionState(ctx, topic, 0)).logStartOffset).toBe(2);
     } finally {
       vi.unstubAllEnvs();
     }

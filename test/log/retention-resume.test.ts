@@ -8,16 +8,18 @@ import { getPartitionState } from '../../lib/metadata/partition-state.js';
 import { createTopic } from '../../lib/metadata/topics.js';
 import { createContext } from '../../lib/context.js';
 import { createTestContext, emulatorClients } from '../support/storage.js';
-import { appendValues, runOnce } from './maintenance-support.js';
+import type { TopicMetadata } from '../../lib/metadata/topics.js';
+import { appendSpilled, runOnce } from './maintenance-support.js';
 
 describe('maintenance budget and resume', () => {
   it('covers every partition over several short runs, each resuming where the last stopped', async () => {
     const ctx = await createTestContext();
-    const topics = ['t-a', 't-b', 't-c', 't-d', 't-e'];
-    for (const topic of topics) {
-      // segment.ms rolls each append into its own segment: the records are 10 ms apart.
-      await createTopic(ctx, topic, 2, { 'retention.bytes': 1, 'segment.ms': 5 });
-      for (const p of [0, 1]) for (let i = 0; i < 3; i++) await appendValues(ctx, topic, [`${topic}-${p}-${i}`], ctx.now() + i * 10, p);
+    const topics: TopicMetadata[] = [];
+    for (const name of ['t-a', 't-b', 't-c', 't-d', 't-e']) {
+      const topic = await createTopic(ctx, name, 2, { 'retention.bytes': 1 });
+      topics.push(topic);
+      // Each append spilled into a SEG item of its own: three segments per partition.
+      for (const p of [0, 1]) for (let i = 0; i < 3; i++) await appendSpilled(ctx, topic, [`${name}-${p}-${i}`], ctx.now(), p);
     }
     const order = topics.flatMap((topic) => [0, 1].map((p) => ({ topic, p })));
     const retained = async () => {
@@ -53,11 +55,11 @@ describe('maintenance budget and resume', () => {
 
   it('does nothing while another run holds the job lease', async () => {
     const ctx = await createTestContext();
-    await createTopic(ctx, 'leased', 1, { 'retention.bytes': 1 });
-    for (let i = 0; i < 3; i++) await appendValues(ctx, 'leased', [`v${i}`]);
+    const leased = await createTopic(ctx, 'leased', 1, { 'retention.bytes': 1 });
+    for (let i = 0; i < 3; i++) await appendSpilled(ctx, leased, [`v${i}`]);
     const other = createContext(emulatorClients(), { bucket: ctx.bucket, table: ctx.table });
     expect(await tryAcquireMaintenanceLease(other, other.now() + 60_000)).toBe(true);
     expect((await runOnce(ctx)).outcome).toBe('busy');
-    expect((await getPartitionState(ctx, 'leased', 0)).logStartOffset).toBe(0);
+    expect((await getPartitionState(ctx, leased, 0)).logStartOffset).toBe(0);
   });
 });
