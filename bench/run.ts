@@ -1,5 +1,6 @@
-// `npm run bench`: codec, request counts, local end-to-end throughput and the cost model, written
-// to bench/results.md with the machine described. Prints progress; about 2 minutes on 2 cores.
+// `npm run bench`: codec, request counts, local end-to-end throughput, the cost model and many
+// writers (1 vs 3 server processes), written to bench/results.md with the machine described.
+// Prints progress; about 3 minutes on 2 cores.
 import { writeFileSync } from 'node:fs';
 import { benchBreakdown, type BreakdownRow } from './breakdown.js';
 import { benchCodec, type CodecResult } from './codec.js';
@@ -16,6 +17,7 @@ import {
   type ProducerShape,
 } from './cost-model.js';
 import { describeMachine, machineMarkdown } from './machine.js';
+import { benchMultiWriter, multiWriterSection, type MultiWriterResult } from './multi-writer.js';
 import { benchRequests, type RequestsResult } from './requests.js';
 import { startBenchStorage } from './storage.js';
 import { benchThroughput, type ThroughputResult } from './throughput.js';
@@ -267,11 +269,13 @@ async function main(): Promise<void> {
   let requests: RequestsResult;
   let throughput: ThroughputResult;
   let breakdown: BreakdownRow[];
+  let multiWriter: MultiWriterResult;
   try {
     requests = await benchRequests(storage, progress);
     throughput = await benchThroughput(storage, 5, 8, progress);
     progress('CPU breakdown: log layer, + handler, + HTTP');
     breakdown = await benchBreakdown(storage, 3, 8);
+    multiWriter = await benchMultiWriter(storage, 15, progress);
   } finally {
     await storage.close();
   }
@@ -320,6 +324,8 @@ async function main(): Promise<void> {
     throughputSection(throughput, breakdown),
     '',
     costSection(lines, counted),
+    '',
+    multiWriterSection(multiWriter),
     '',
   ].join('\n');
   writeFileSync(new URL('./results.md', import.meta.url), markdown);
