@@ -1,162 +1,122 @@
-// The sweep: objects no manifest item references (a crashed writer's, compaction's and
-// retention's leftovers, shared produce objects whose ranges were rewritten) are deleted after the
-// grace period, never while a writer may still commit them or any partition still points at
-// them; a topic deletion interrupted by a crash is finished by the job.
-import { DeleteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+// The sweep: intake objects (shared by the partitions of a request) are deleted only when older
+// than the grace period and referenced by no STATE tail and no SEG item of any partition of any
+// topic; segment objects no item references go after the grace period too; folders of deleted
+// topics are removed, and deleting a topic removes its folder.
+import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { createContext, type SluiceContext } from '../../lib/context.js';
 import { appendToPartitions } from '../../lib/log/append.js';
-import { TAIL_MAX_AGE_MS } from '../../lib/log/partition-tail.js';
-import { partitionPk, topicKey } from '../../lib/metadata/keys.js';
-import { createTopic, deleteTopic } from '../../lib/metadata/topics.js';
-import { createTestContext, emulatorClients } from '../support/storage.js';
-import {
-  appendValues,
-  bucketKeys,
-  type ClockedContext,
-  expectConsistentPartition,
-  referencedObjectKeys,
-  runOnce,
-  withClock,
-} from './maintenance-support.js';
-import { crashError, isCommit, observeSdk } from './sdk-faults.js';
+import { deleteTopic } from '../../lib/log/delete-topic.js';
+import { intakeFolder, segmentObjectKey, topicObjectPrefix } from '../../lib/log/segment-name.js';
+import { partitionPk } from '../../lib/metadata/keys.js';
+import { createTopic, deleteTopicItem } from '../../lib/metadata/topics.js';
+import { createTestContext } from '../support/storage.js';
+import { type ClockedContext, bucketKeys, expectConsistentPartition, referencedObjectKeys, runOnce, withClock } from './maintenance-support.js';
 
-const referencedKeys = referencedObjectKeys;
-
-/**
- * Three runs a grace period apart: a run marks what is unreferenced when its sweep looks (tasks
- * run concurrently, so a merge may finish after the sweep looked), a later one deletes it.
- */
-async function settle(ctx: ClockedContext) {
-  for (let run = 0; run < 3; run++) {
-    ctx.advance(ctx.graceMs + 100);
-    expect((await runOnce(ctx)).errors).toEqual([]);
+/** Runs a grace period apart: one marks what is unreferenced, a later one deletes it. */
+async function settle(ctx: ClockedContext, runs = 3) {
+  for (let i = 0; i < runs; i++) {
+    ctx.advance(61_000 + ctx.graceMs);
+    const report = await runOnce(ctx);
+    expect(report.errors).toEqual([]);
   }
 }
 
-describe('cleanup', () => {
-  it("deletes a crashed writer's object once the base moved past it, never before", async () => {
-    const ctx = withClock(await createTestContext({ graceMs: 300, leaseMs: 1000 }));
-    const topic = 'orphans';
-    await createTopic(ctx, topic, 1);
-    const expected = new Map([[await appendValues(ctx, topic, ['v0']), 'v0']]);
+describe('sweep', () => {
+  it('keeps intake objects while any partition of any topic references them, deletes them once merged away', async () => {
+    const ctx = withClock(await createTestContext());
+    const a = await createTopic(ctx, 'a', 2);
+    const b = await createTopic(ctx, 'b', 1);
+    const expected = [new Map<number, string>(), new Map<number, string>()];
+    for (let i = 0; i < 3; i++) {
+      for (const res of await appendToPartitions(ctx, a, [0, 1].map((p) => ({ partition: p, records: [{ timestamp: ctx.now(), key: null, value: Buffer.from(`a${p}.${i}`) }] })))) {
+        if ('error' in res) throw res.error;
+        expected[res.partition].set(res.baseOffset, `a${res.partition}.${i}`);
+      }
+    }
+    await appendToPartitions(ctx, b, [{ partition: 0, records: [{ timestamp: ctx.now(), key: null, value: Buffer.from('b') }] }]);
+    const intake = await bucketKeys(ctx, intakeFolder(ctx.prefix));
+    expect(intake).toHaveLength(4);
 
-    // Another process appends and dies just before its commit: object and item, never committed.
-    const doomed = createContext(emulatorClients(), { bucket: ctx.bucket, table: ctx.table, leaseMs: 1000 });
-    const sdk = observeSdk(doomed);
-    sdk.fault = (call) => {
-      if (!isCommit(call)) return undefined;
-      sdk.crashed = true;
-      return { when: 'before', error: crashError() };
-    };
-    const [lost] = await appendToPartitions(doomed, topic, [{ partition: 0, records: [{ timestamp: ctx.now(), key: null, value: Buffer.from('lost') }] }]);
-    expect(lost).toHaveProperty('error');
-    const orphan = (await bucketKeys(ctx)).find((k) => !k.includes(`/${'0'.repeat(20)}-`))!;
-    expect(orphan).toMatch(new RegExp(`^${topic}/0/${'0'.repeat(19)}1-`));
+    // Old but referenced by STATE tails: kept, however many runs pass, until merged away.
+    ctx.advance(ctx.graceMs * 3);
+    const report = await runOnce(ctx);
+    expect(report.sweep.deletedObjects).toBe(0);
+    expect(await bucketKeys(ctx, intakeFolder(ctx.prefix))).toEqual(intake);
 
-    // At the log end a writer may still commit it: kept, however old.
-    await settle(ctx);
-    expect(await bucketKeys(ctx)).toContain(orphan);
-
-    // Once another writer committed that base, nothing can ever reference it: deleted after grace.
-    ctx.advance(2000); // the dead process's lease expires
-    expected.set(await appendValues(ctx, topic, ['v1']), 'v1');
-    await settle(ctx);
-    expect(await bucketKeys(ctx)).toEqual((await referencedKeys(ctx, topic, 1)).sort());
-    expect(await bucketKeys(ctx)).not.toContain(orphan);
-    await expectConsistentPartition(ctx, topic, expected);
+    // Spilled, merged, then unreferenced for a grace period (tasks run concurrently: a sweep may
+    // look before a merge of the same run finished).
+    await settle(ctx, 4);
+    const left = await bucketKeys(ctx, intakeFolder(ctx.prefix));
+    const referenced = new Set([...(await referencedObjectKeys(ctx, a, 2)), ...(await referencedObjectKeys(ctx, b, 1))]);
+    for (const key of intake) expect(left.includes(key)).toBe(referenced.has(key));
+    expect(left).toEqual([]);
+    for (const p of [0, 1]) await expectConsistentPartition(ctx, a, expected[p], { partition: p });
   });
 
-  it('keeps shared produce objects while any partition references them, deletes them after compaction rewrote them', async () => {
-    const ctx = withClock(await createTestContext({ graceMs: 300 }));
-    const topic = 'shared';
-    await createTopic(ctx, topic, 2);
-    // A topic whose folder is the shared folder's name must not sweep other topics' objects.
-    await createTopic(ctx, '_produce', 1);
-    await appendValues(ctx, '_produce', ['own']);
-    const expected = [new Map<number, string>(), new Map<number, string>()];
-    for (let i = 0; i < 4; i++) {
-      const results = await appendToPartitions(ctx, topic, [0, 1].map((partition) => ({
-        partition,
-        records: [{ timestamp: ctx.now(), key: null, value: Buffer.from(`p${partition}-${i}`) }],
-      })));
-      results.forEach((r, partition) => {
-        if ('error' in r) throw r.error;
-        expected[partition].set(r.baseOffset, `p${partition}-${i}`);
-      });
-    }
-    const sharedBefore = (await bucketKeys(ctx)).filter((k) => k.startsWith('_produce/') && !k.startsWith('_produce/0/'));
-    expect(sharedBefore).toHaveLength(4);
+  it('deletes an intake object of a crashed request (never committed) after the grace period, and no other', async () => {
+    const ctx = withClock(await createTestContext());
+    const t = await createTopic(ctx, 't', 1);
+    const expected = new Map<number, string>();
+    const [res] = await appendToPartitions(ctx, t, [{ partition: 0, records: [{ timestamp: ctx.now(), key: null, value: Buffer.from('kept') }] }]);
+    if ('error' in res) throw res.error;
+    expected.set(res.baseOffset, 'kept');
+    const orphan = `${intakeFolder(ctx.prefix)}${new Date(ctx.now()).toISOString().slice(0, 13)}/${ctx.now()}-00000000deadbeef.log`;
+    await ctx.s3.send(new PutObjectCommand({ Bucket: ctx.bucket, Key: orphan, Body: Buffer.from('x') }));
+    const segmentOrphan = segmentObjectKey(ctx.prefix, t, 0, 0, '9-00000000deadbeef', '.log');
+    await ctx.s3.send(new PutObjectCommand({ Bucket: ctx.bucket, Key: segmentOrphan, Body: Buffer.from('x') }));
 
-    // Listed only in the partitions' STATE tails: kept however long the sweep waits.
-    await settle(ctx);
-    expect(await bucketKeys(ctx)).toEqual(expect.arrayContaining(sharedBefore));
-
-    // Idle past the tail's age: maintenance spills each tail, compaction rewrites the spilled
-    // ranges into one per-partition segment, and the shared objects go a grace period later.
-    ctx.advance(TAIL_MAX_AGE_MS);
-    await settle(ctx);
-    for (const p of [0, 1]) {
-      const { chain } = await expectConsistentPartition(ctx, topic, expected[p], { partition: p });
-      expect(chain.map((i) => [i.baseOffset, i.lastOffset])).toEqual([[0, 3]]);
-      expect(chain[0].objectKey.startsWith(`${topic}/${p}/`)).toBe(true);
-    }
+    // Young: kept.
+    expect((await runOnce(ctx)).sweep.deletedObjects).toBe(0);
+    expect(await bucketKeys(ctx)).toEqual(expect.arrayContaining([orphan, segmentOrphan]));
+    // Marked unreferenced a grace period ago: deleted.
+    ctx.advance(ctx.graceMs + 100);
+    await runOnce(ctx);
+    ctx.advance(ctx.graceMs + 100);
+    await runOnce(ctx);
     const keys = await bucketKeys(ctx);
-    expect(keys).toEqual([...(await referencedKeys(ctx, topic, 2)), ...(await referencedKeys(ctx, '_produce', 1))].sort());
-    for (const gone of sharedBefore) expect(keys).not.toContain(gone);
+    expect(keys).not.toContain(orphan);
+    expect(keys).not.toContain(segmentOrphan);
+    for (const key of await referencedObjectKeys(ctx, t)) expect(keys).toContain(key);
+    await expectConsistentPartition(ctx, t, expected);
   });
 
   it('finishes a topic deletion that crashed after the topic item was deleted', async () => {
-    const ctx = withClock(await createTestContext({ graceMs: 300 }));
-    await createTopic(ctx, 'kept', 1);
-    const kept = new Map([[await appendValues(ctx, 'kept', ['k']), 'k']]);
-    await createTopic(ctx, 'doomed', 2);
-    for (let i = 0; i < 3; i++) for (const p of [0, 1]) await appendValues(ctx, 'doomed', [`d${i}`], ctx.now(), p);
-    // The deletion died right after its first step.
-    await ctx.ddb.send(new DeleteCommand({ TableName: ctx.table, Key: topicKey('doomed') }));
-    // Its partitions' leases must have expired a grace period ago before STATE goes.
-    ctx.advance(ctx.leaseMs);
-
-    await settle(ctx);
-    expect((await bucketKeys(ctx)).filter((k) => k.startsWith('doomed/'))).toEqual([]);
-    for (const p of [0, 1]) {
-      const left = await ctx.ddb.send(
-        new QueryCommand({ TableName: ctx.table, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': partitionPk('doomed', p) } }),
-      );
-      expect(left.Items).toEqual([]);
-    }
-    await expectConsistentPartition(ctx, 'kept', kept);
-    expect((await bucketKeys(ctx)).length).toBe(1);
-  });
-  it('deleting a topic deletes its objects and items; its shared produce objects go once unreferenced', async () => {
-    const ctx = withClock(await createTestContext({ graceMs: 300 }));
-    await createTopic(ctx, 'other', 1);
-    const other = new Map([[await appendValues(ctx, 'other', ['o']), 'o']]);
-    await createTopic(ctx, 'gone', 3);
+    const ctx = withClock(await createTestContext());
+    const t = await createTopic(ctx, 'gone', 2);
+    const keep = await createTopic(ctx, 'kept', 1);
     for (let i = 0; i < 3; i++) {
-      const results = await appendToPartitions(ctx, 'gone', [0, 1, 2].map((partition) => ({
-        partition,
-        records: [{ timestamp: ctx.now(), key: null, value: Buffer.from(`g${i}`) }],
-      })));
-      for (const r of results) if ('error' in r) throw r.error;
+      await appendToPartitions(ctx, t, [0, 1].map((p) => ({ partition: p, records: [{ timestamp: ctx.now(), key: null, value: Buffer.from(`g${i}`) }] })));
+      await appendToPartitions(ctx, keep, [{ partition: 0, records: [{ timestamp: ctx.now(), key: null, value: Buffer.from(`k${i}`) }] }]);
     }
-    ctx.advance(TAIL_MAX_AGE_MS);
-    await settle(ctx); // the idle tails spill, and compaction rewrites them into per-partition segments
-    expect((await bucketKeys(ctx)).some((k) => k.startsWith('gone/'))).toBe(true);
-    // A last append leaves a shared object listed in the partitions' tails.
-    await appendToPartitions(ctx, 'gone', [0, 1, 2].map((partition) => ({ partition, records: [{ timestamp: ctx.now(), key: null, value: Buffer.from('g3') }] })));
-    expect((await bucketKeys(ctx)).some((k) => k.startsWith('_produce/'))).toBe(true);
+    await settle(ctx, 2);
+    expect((await bucketKeys(ctx, topicObjectPrefix(ctx.prefix, t))).length).toBeGreaterThan(0);
 
-    await deleteTopic(ctx, 'gone');
-    expect((await bucketKeys(ctx)).filter((k) => k.startsWith('gone/'))).toEqual([]);
-    for (const p of [0, 1, 2]) {
-      const left = await ctx.ddb.send(
-        new QueryCommand({ TableName: ctx.table, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': partitionPk('gone', p) } }),
+    // The deletion crashed right after the topic item went: items and objects remain.
+    await deleteTopicItem(ctx, 'gone');
+    await settle(ctx, 2);
+    expect(await bucketKeys(ctx, topicObjectPrefix(ctx.prefix, t))).toEqual([]);
+    for (const p of [0, 1]) {
+      const items = await ctx.ddb.send(
+        new QueryCommand({ TableName: ctx.table, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': partitionPk(t, p) } }),
       );
-      expect(left.Items).toEqual([]);
+      expect(items.Items).toEqual([]);
     }
-    await settle(ctx);
-    expect(await bucketKeys(ctx)).toEqual((await referencedKeys(ctx, 'other', 1)).sort());
-    await expectConsistentPartition(ctx, 'other', other);
+    expect(await bucketKeys(ctx, intakeFolder(ctx.prefix))).toEqual([]);
+    await expectConsistentPartition(ctx, keep, new Map([0, 1, 2].map((i) => [i, `k${i}`])));
+    expect((await bucketKeys(ctx, topicObjectPrefix(ctx.prefix, keep))).length).toBeGreaterThan(0);
+  });
+
+  it('deleting a topic deletes its folder and items; its intake objects go once unreferenced', async () => {
+    const ctx = withClock(await createTestContext());
+    const t = await createTopic(ctx, 'del', 2);
+    for (let i = 0; i < 3; i++) {
+      await appendToPartitions(ctx, t, [0, 1].map((p) => ({ partition: p, records: [{ timestamp: ctx.now(), key: null, value: Buffer.from(`d${i}`) }] })));
+    }
+    await settle(ctx, 1);
+    await deleteTopic(ctx, 'del');
+    expect(await bucketKeys(ctx, topicObjectPrefix(ctx.prefix, t))).toEqual([]);
+    await settle(ctx, 2);
+    expect(await bucketKeys(ctx)).toEqual([]);
   });
 });
