@@ -2,17 +2,20 @@
 // (so faults injected into one never touch another), its own owner id (fresh per process start,
 // as design.md requires) and its own clock. Clocks are injected (`ctx.now`) so a test can move a
 // process past a lease's expiry without sleeping, or skew two processes against each other.
+// Appends take no lease (the leaderless protocol): the lease options only matter to maintenance.
 import { createContext, type SluiceContext } from '../../lib/context.js';
 import { type AppendOptions, appendToPartitions, type PartitionAppendResult } from '../../lib/log/append.js';
 import { readRecords } from '../../lib/log/read.js';
+import { createTopic, type TopicMetadata } from '../../lib/metadata/topics.js';
+import type { TopicRef } from '../../lib/metadata/types.js';
 import type { RecordInput } from '../../lib/records/index.js';
 import { emulatorClients } from '../support/storage.js';
 
 export interface ProcessOptions {
   /** Added to the real clock: a process far ahead sees every other process's lease as expired. */
   readonly skewMs?: number | (() => number);
+  /** The partition leader (maintenance) lease. */
   readonly leaseMs?: number;
-  readonly leaseWaitMs?: number;
   readonly graceMs?: number;
 }
 
@@ -23,7 +26,6 @@ export function startProcess(shared: SluiceContext, options: ProcessOptions = {}
     table: shared.table,
     prefix: shared.prefix,
     leaseMs: options.leaseMs ?? 2000,
-    leaseWaitMs: options.leaseWaitMs ?? 300,
     graceMs: options.graceMs ?? 1000,
   });
   const skew = options.skewMs ?? 0;
@@ -31,10 +33,21 @@ export function startProcess(shared: SluiceContext, options: ProcessOptions = {}
   return { ...ctx, now: () => Date.now() + offset() };
 }
 
+/** Ends a process: its SDK clients' sockets are closed (nothing of it may still be in flight). */
+export function stopProcess(ctx: SluiceContext): void {
+  ctx.s3.destroy();
+  ctx.ddb.destroy();
+}
+
 /** A process whose clock is past every lease taken so far by processes with smaller skews. */
 export function successorOf(shared: SluiceContext, previousSkewMs: number, options: ProcessOptions = {}): { ctx: SluiceContext; skewMs: number } {
   const skewMs = previousSkewMs + 60_000;
   return { ctx: startProcess(shared, { ...options, skewMs }), skewMs };
+}
+
+/** Creates a topic (every partition's STATE item with it) and returns its name and id. */
+export async function createTestTopic(ctx: SluiceContext, name: string, partitions = 1, config: Record<string, unknown> = {}): Promise<TopicMetadata> {
+  return createTopic(ctx, name, partitions, config);
 }
 
 let batchCounter = 0;
@@ -57,7 +70,7 @@ export interface ProducerIdentity {
 /** One append of one batch to one partition. */
 export async function appendBatch(
   ctx: SluiceContext,
-  topic: string,
+  topic: TopicRef,
   partition: number,
   values: readonly string[],
   producer?: ProducerIdentity & { readonly baseSequence: number },
@@ -75,7 +88,7 @@ export interface LogRecord {
 /** The whole visible log of a partition, page by page, as [offset, value] pairs. */
 export async function readLog(
   ctx: SluiceContext,
-  topic: string,
+  topic: TopicRef,
   partition: number,
   maxBytes = 1 << 20,
 ): Promise<{ records: LogRecord[]; logStartOffset: number; highWatermark: number }> {
