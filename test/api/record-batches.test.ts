@@ -193,10 +193,21 @@ describe('record-batches body', () => {
       expect(JSON.parse(res.body).error.message).toContain(RECORD_BATCHES_MEDIA_TYPE);
     });
 
-    it('an out-of-order sequence, with the code the JSON body gets', async () => {
-      const res = await produceBinary(ctx, 'bad', encodeBatchFrames([{ partition: 0, batch: batch(records(1), { producerId: 77, producerEpoch: 0, baseSequence: 3 }) }]));
+    it('a producer id the cluster never issued', async () => {
+      const res = await produceBinary(ctx, 'bad', encodeBatchFrames([{ partition: 0, batch: batch(records(1), { producerId: 77, producerEpoch: 0, baseSequence: 0 }) }]));
       expect(res.status).toBe(409);
-      expect(JSON.parse(res.body).error.code).toBe('OUT_OF_ORDER_SEQUENCE_NUMBER');
+      expect(JSON.parse(res.body).error).toMatchObject({ code: 'UNKNOWN_PRODUCER_ID', message: expect.stringContaining('not issued') });
+    });
+
+    it('a sequence that skips ahead, with the codes the JSON body gets (Kafka: unknown producer, then out of order)', async () => {
+      const { producerId, producerEpoch } = (await call(ctx, 'POST', '/v1/producers', {})).body;
+      const send = (baseSequence: number) =>
+        produceBinary(ctx, 'bad', encodeBatchFrames([{ partition: 0, batch: batch(records(1), { producerId, producerEpoch, baseSequence }) }]));
+      expect(JSON.parse((await send(3)).body).error.code).toBe('UNKNOWN_PRODUCER_ID');
+      expect((await send(0)).status).toBe(200);
+      const gap = await send(5);
+      expect(gap.status).toBe(409);
+      expect(JSON.parse(gap.body).error.code).toBe('OUT_OF_ORDER_SEQUENCE_NUMBER');
     });
   });
 

@@ -15,6 +15,7 @@ describe('topic operations', () => {
     expect(res.status).toBe(201);
     expect(res.body).toEqual({
       name: 'orders',
+      topicId: expect.stringMatching(/^[A-Za-z0-9_-]{22}$/),
       partitions: 3,
       config: { ...DEFAULT_TOPIC_CONFIG, 'retention.ms': 60000, 'segment.bytes': 1048576 },
     });
@@ -32,13 +33,14 @@ describe('topic operations', () => {
     await call(ctx, 'POST', '/v1/topics', { name: 'a.list-test_1', partitions: 2 });
     const list = await call(ctx, 'GET', '/v1/topics');
     expect(list.status).toBe(200);
-    expect(list.body.topics).toContainEqual({ name: 'a.list-test_1', partitions: 2 });
+    expect(list.body.topics).toContainEqual({ name: 'a.list-test_1', topicId: expect.any(String), partitions: 2 });
     const names = list.body.topics.map((t: { name: string }) => t.name);
     expect(names).toEqual([...names].sort());
 
     const described = await call(ctx, 'GET', '/v1/topics/a.list-test_1');
     expect(described.body).toEqual({
       name: 'a.list-test_1',
+      topicId: list.body.topics.find((t: { name: string }) => t.name === 'a.list-test_1').topicId,
       config: DEFAULT_TOPIC_CONFIG,
       partitions: [0, 1].map((partition) => ({ partition, logStartOffset: 0, highWatermark: 0, leaderEpoch: 0, segments: 0, bytes: 0 })),
     });
