@@ -22,6 +22,8 @@ export interface SdkCall {
   readonly client: 's3' | 'ddb';
   readonly command: string;
   readonly input: Record<string, unknown>;
+  /** Set once the server answered: 'applied' (a success) or 'refused' (an error reply, e.g. a failed condition). */
+  outcome?: 'applied' | 'refused';
 }
 
 /**
@@ -61,17 +63,25 @@ export function observeSdk(ctx: SluiceContext): SdkObserver {
         const send = async () => {
           await observer.gate(call);
           observer.events.push(`start ${call.command}`);
-          const result = await next(args);
-          observer.events.push(`end ${call.command}`);
-          return result;
+          try {
+            const result = await next(args);
+            call.outcome = 'applied';
+            return result;
+          } catch (e) {
+            call.outcome = 'refused';
+            throw e;
+          } finally {
+            observer.events.push(`end ${call.command}`);
+          }
         };
         if (decision?.when === 'detach') {
           observer.detached.push(send().catch((e: unknown) => e));
           throw decision.error;
         }
-        const result = await send();
-        if (decision?.when === 'after') throw decision.error;
-        return result;
+        if (decision?.when !== 'after') return send();
+        // The reply is lost whatever it said (a success or a refusal).
+        await send().catch(() => undefined);
+        throw decision.error;
       };
     (stack.add as (m: unknown, o: unknown) => void)(middleware, { step: 'deserialize', priority: 'high', name });
   };
@@ -164,6 +174,12 @@ export function throttlingError(name = 'ProvisionedThroughputExceededException')
 
 export function serverError(status = 500, name = 'InternalServerError'): Error {
   return Object.assign(new Error(`${name} (injected)`), { name, $fault: 'server', $metadata: { httpStatusCode: status } });
+}
+
+/** The manifest entry a commit appends (marshalled or not). */
+export function entryOf(call: SdkCall): string | undefined {
+  const v = (call.input.ExpressionAttributeValues as Record<string, unknown> | undefined)?.[':entry'];
+  return v && typeof v === 'object' && 'S' in v ? String((v as { S: string }).S) : (v as string | undefined);
 }
 
 /** The intake object PUT of an append (step 1). */
