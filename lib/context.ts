@@ -2,6 +2,7 @@
 // the tunables of the append protocol. Built once per process (Lambda init, local server start),
 // so `ownerId` is per process start as design.md requires.
 import { randomUUID } from 'node:crypto';
+import { Agent as HttpAgent } from 'node:http';
 import { S3Client } from '@aws-sdk/client-s3';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -67,13 +68,22 @@ export interface ClientOptions {
  * (design rule 3: well inside the grace period after which unreferenced objects are deleted).
  */
 const MAX_ATTEMPTS = 3;
+/** Below Node's http.Server keepAliveTimeout (5 s), which the emulators and LocalStack keep. */
+const LOCAL_IDLE_SOCKET_MS = 3000;
 
 export function createClients(options: ClientOptions = {}): { s3: S3Client; ddb: DynamoDBDocumentClient } {
   const region = options.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'us-east-1';
   // Path-style addressing whenever an endpoint is configured: emulators and LocalStack need it.
   const customS3 = Boolean(options.s3Endpoint || process.env.AWS_ENDPOINT_URL_S3 || process.env.AWS_ENDPOINT_URL);
   const requestTimeout = options.requestTimeoutMs ?? intEnv(process.env, 'SLUICE_REQUEST_TIMEOUT_MS', 5000);
-  const requestHandler = { requestTimeout, connectionTimeout: Math.min(requestTimeout, 2000) };
+  const requestHandler = {
+    requestTimeout,
+    connectionTimeout: Math.min(requestTimeout, 2000),
+    // Plain HTTP is a local endpoint (an emulator, LocalStack), whose Node server drops a
+    // keep-alive connection after 5 s idle: reusing one it is closing resets the request, and a
+    // reset append has an unknown outcome (unknown-outcome.ts). Idle sockets go before that.
+    httpAgent: new HttpAgent({ keepAlive: true, maxSockets: 50, timeout: LOCAL_IDLE_SOCKET_MS }),
+  };
   const s3 = new S3Client({
     region,
     endpoint: options.s3Endpoint,
