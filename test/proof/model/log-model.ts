@@ -16,7 +16,8 @@
 //   race                           two or three writers append to one partition at once (optionally
 //                                  across a spill: the tail is filled first)
 //   paused                         writer A stops just before its STATE update, its spill put or its
-//                                  spill remove; others append (and spill) meanwhile; then A goes on
+//                                  spill remove; others append (and spill) meanwhile, perhaps leaving
+//                                  a full tail nobody spilled (its filler died); then A goes on
 // A concurrent step's acknowledged batches must each be at their acknowledged offsets, and the new
 // part of the log a permutation of the batches that landed (acknowledged or ambiguous, each whole).
 // After every step STATE and the manifest are checked (invariants.ts checkManifest); after each case
@@ -63,7 +64,17 @@ export type LogOp =
   | { readonly t: 'crash'; readonly w: number; readonly p: number; readonly k: number; readonly after: boolean; readonly fill: boolean; readonly idem: boolean }
   | { readonly t: 'lost'; readonly w: number; readonly p: number; readonly k: number; readonly fill: boolean; readonly idem: boolean }
   | { readonly t: 'race'; readonly p: number; readonly fill: boolean; readonly writers: readonly { readonly w: number; readonly idem: boolean }[] }
-  | { readonly t: 'paused'; readonly a: number; readonly b: number; readonly p: number; readonly at: Pause; readonly others: number; readonly idem: boolean };
+  | {
+      readonly t: 'paused';
+      readonly a: number;
+      readonly b: number;
+      readonly p: number;
+      readonly at: Pause;
+      readonly others: number;
+      readonly idem: boolean;
+      /** Before A goes on, the third writer fills the tail and dies before spilling it: A meets a full tail nobody spilled. */
+      readonly thenFull: boolean;
+    };
 
 const w = fc.integer({ min: 0, max: WRITERS - 1 });
 const p = fc.integer({ min: 0, max: PARTITIONS - 1 });
@@ -92,6 +103,7 @@ export const logOpArb: fc.Arbitrary<LogOp> = fc.oneof(
         at: fc.constantFrom<Pause>('update', 'spillPut', 'spillRemove'),
         others: fc.integer({ min: 1, max: TAIL_MAX_ENTRIES + 4 }),
         idem: fc.boolean(),
+        thenFull: fc.boolean(),
       })
       .filter((o) => o.a !== o.b),
   },
@@ -383,6 +395,20 @@ export async function runLogCase(harness: LogHarness, ops: readonly LogOp[]): Pr
           const result = await plain(b, op.p, `pb${op.b}`, 1 + (i % 3));
           expect(result && 'error' in result ? result.error.code : 'acknowledged', `${label}: append ${i} beside the paused writer`).toBe('acknowledged');
         }
+        if (op.thenFull) {
+          const c = writers.findIndex((_, i) => i !== op.a && i !== op.b);
+          await fillTail(b, op.p, TAIL_MAX_ENTRIES - 1);
+          const writer = writers[c];
+          writer.sdk.fault = (call) => {
+            if (!isSpillPut(call)) return undefined;
+            writer.sdk.crashed = true;
+            bump(stats.crashes, 'before spillPut');
+            return { when: 'before', error: crashError() };
+          };
+          await plain(writer, op.p, `pc${c}`, 1, true);
+          writer.sdk.fault = () => undefined;
+          if (writer.sdk.crashed) harness.replace(c);
+        }
         gate.release();
         await aDone;
         a.sdk.gate = () => undefined;
@@ -418,7 +444,7 @@ export function logProperty(harness: LogHarness, maxOps: number) {
 export const SPILL_EXAMPLES: [LogOp[]][] = [
   ...(['update', 'spillPut', 'spillRemove'] as const).map((at): [LogOp[]] => [
     [
-      { t: 'paused', a: 0, b: 1, p: 0, at, others: TAIL_MAX_ENTRIES + 2, idem: false },
+      { t: 'paused', a: 0, b: 1, p: 0, at, others: TAIL_MAX_ENTRIES + 2, idem: false, thenFull: at === 'spillRemove' },
       { t: 'fetch', w: 2, p: 0, at: 0, maxBytes: 600 },
     ],
   ]),
