@@ -8,7 +8,7 @@
 //   produce    Put                        -            Get Put Update Query
 //   fetch      Get                        -            Get Query
 //   admin      Delete                     List         Get BatchGet Put Update Delete BatchWrite Query Scan
-//   groups     -                          -            Get BatchGet Put Update Delete BatchWrite Query Scan
+//   groups     Get                        -            Get BatchGet Put Update Delete BatchWrite Query Scan
 //   retention  Get Put Delete             List         Get Put Update Delete BatchWrite Query Scan
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
@@ -45,8 +45,10 @@ export const FUNCTION_ACCESS: Readonly<Record<SluiceFunctionName, FunctionAccess
   fetch: { objectActions: ['s3:GetObject'], listBucket: false, tableActions: READ_ITEMS },
   // Deleting a topic deletes its segments, found by listing the topic's key prefix.
   admin: { objectActions: ['s3:DeleteObject'], listBucket: true, tableActions: MANAGE_ITEMS },
-  // Group coordination lives entirely in DynamoDB.
-  groups: { objectActions: [], listBucket: false, tableActions: MANAGE_ITEMS },
+  // Group coordination lives in DynamoDB, but resetOffsets {timestamp} finds the offset by reading
+  // segments (the time index), so it reads objects. The emulators enforce no IAM, so only
+  // test/infra/permissions.test.ts, which records every operation's AWS calls, can catch a gap here.
+  groups: { objectActions: ['s3:GetObject'], listBucket: false, tableActions: MANAGE_ITEMS },
   // Retention deletes whole segments (and sweeps orphans); Get/Put cover segment rewrites.
   retention: {
     objectActions: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'],

@@ -55,10 +55,3 @@ export function scheduledRetentionOp(registry: Readonly<Record<string, readonly 
 }
 
 export const RETENTION_SCHEDULE_OP: string | undefined = scheduledRetentionOp(functionOperations);
-
-/** Which functions each `grant*()` opens: a producer, a consumer (fetch + its group), an administrator. */
-export const GRANT_SCOPES = {
-  produce: ['produce'],
-  consume: ['fetch', 'groups'],
-  admin: ['admin'],
-} as const satisfies Record<string, readonly SluiceFunctionName[]>;

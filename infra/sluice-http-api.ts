@@ -13,12 +13,22 @@ import type { RemovalPolicy } from 'aws-cdk-lib';
 import { Construct } from 'constructs';
 import type { SluiceRoute } from './routes.js';
 
+/** API Gateway throttling: steady requests per second and burst (token bucket size). */
+export interface ThrottleSettings {
+  readonly rateLimit: number;
+  readonly burstLimit: number;
+}
+
 export interface SluiceHttpApiProps {
   readonly functions: Readonly<Record<SluiceRoute['fn'], lambda.IFunction>>;
   readonly routes: readonly SluiceRoute[];
   readonly apiName: string;
   readonly logRetention: logs.RetentionDays;
   readonly logRemovalPolicy: RemovalPolicy;
+  /** Every route's throttle unless routeThrottle names it. */
+  readonly throttle: ThrottleSettings;
+  /** Per-route throttles, keyed `METHOD /path` as in SLUICE_ROUTES (e.g. 'DELETE /v1/topics/{topic}'). */
+  readonly routeThrottle: Readonly<Record<string, ThrottleSettings>>;
 }
 
 const ACCESS_LOG_FIELDS = {
@@ -54,6 +64,8 @@ export class SluiceHttpApi extends Construct {
       httpApi: this.httpApi,
       stageName: '$default',
       autoDeploy: true,
+      // Without it one caller can spend the account's Lambda concurrency (and the table's capacity).
+      throttle: props.throttle,
       accessLogSettings: {
         destination: new apigwv2.LogGroupLogDestination(accessLogs),
         format: AccessLogFormat.custom(JSON.stringify(ACCESS_LOG_FIELDS)),
@@ -69,8 +81,20 @@ export class SluiceHttpApi extends Construct {
       }
       return integration;
     };
+    const routes: apigwv2.HttpRoute[] = [];
     for (const route of props.routes) {
-      this.httpApi.addRoutes({ path: route.path, methods: [apigwv2.HttpMethod[route.method]], integration: integrationOf(route.fn) });
+      routes.push(...this.httpApi.addRoutes({ path: route.path, methods: [apigwv2.HttpMethod[route.method]], integration: integrationOf(route.fn) }));
+    }
+    const known = new Set(props.routes.map((r) => `${r.method} ${r.path}`));
+    for (const key of Object.keys(props.routeThrottle)) {
+      if (!known.has(key)) throw new Error(`routeThrottle: '${key}' is not a route; routes are ${[...known].join(', ')}`);
+    }
+    if (Object.keys(props.routeThrottle).length > 0) {
+      // Route settings name routes by key, which CloudFormation resolves only once the routes exist.
+      for (const route of routes) this.stage.node.addDependency(route);
+      (this.stage.node.defaultChild as apigwv2.CfnStage).routeSettings = Object.fromEntries(
+        Object.entries(props.routeThrottle).map(([key, t]) => [key, { ThrottlingRateLimit: t.rateLimit, ThrottlingBurstLimit: t.burstLimit }]),
+      );
     }
     // A request no route matches reaches the admin function, whose router answers it with the
     // contract's NOT_FOUND or METHOD_NOT_ALLOWED body, as the local server does (API Gateway's own
@@ -87,8 +111,11 @@ export class SluiceHttpApi extends Construct {
     return this.stage.url;
   }
 
-  /** `execute-api:Invoke` on exactly the given routes (path parameters become `*`), any stage. */
-  grantInvokeRoutes(grantee: iam.IGrantable, routes: readonly SluiceRoute[]): iam.Grant {
+  /**
+   * `execute-api:Invoke` on exactly the given routes, any stage. Paths are taken as they are:
+   * `{param}` segments become `*`, filled ones (a topic name) stay exact.
+   */
+  grantInvokeRoutes(grantee: iam.IGrantable, routes: readonly Pick<SluiceRoute, 'method' | 'path'>[]): iam.Grant {
     return iam.Grant.addToPrincipal({
       grantee,
       actions: ['execute-api:Invoke'],

@@ -1,8 +1,9 @@
 // SluiceLog: one complete Sluice deployment as a reusable L3 construct — the segment bucket,
 // the metadata table (single-table layout of lib/metadata/keys.ts: `pk`/`sk` strings), one
 // Lambda function per concern, the IAM-authorized HTTP API, the retention schedule, and the
-// dashboard and alarms. Callers get access with `grantProduce/grantConsume/grantAdmin`, which
-// cover both ways in: the HTTP routes (execute-api:Invoke) and direct invoke (lambda:InvokeFunction).
+// dashboard and alarms. Callers get access with `grantProduce/grantConsume/grantAdmin/
+// grantGroupAdmin` (grants.ts): HTTP routes (execute-api:Invoke), optionally scoped to topics and
+// groups, and direct invoke (lambda:InvokeFunction) only when asked, since it is never scoped.
 //
 // Bucket versioning is deliberately off: segment objects are immutable with unique keys, and a
 // delete is always retention's or topic deletion's intent — versioning would keep every deleted
@@ -15,13 +16,15 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
+import type * as sns from 'aws-cdk-lib/aws-sns';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { Construct } from 'constructs';
 import { DEFAULT_MEMORY_MB, SluiceFunctions } from './sluice-functions.js';
-import { SluiceHttpApi } from './sluice-http-api.js';
+import { SluiceHttpApi, type ThrottleSettings } from './sluice-http-api.js';
 import { SluiceMonitoring } from './sluice-monitoring.js';
 import { addSluiceNagSuppressions } from './nag-suppressions.js';
-import { GRANT_SCOPES, RETENTION_SCHEDULE_OP, SLUICE_ROUTES, type SluiceFunctionName, type SluiceRoute } from './routes.js';
+import { RETENTION_SCHEDULE_OP, SLUICE_ROUTES, type SluiceFunctionName } from './routes.js';
+import { type GrantKind, type GrantOptions, grantFunctions, grantRoutes } from './grants.js';
 
 export interface SluiceLogProps {
   /**
@@ -58,10 +61,31 @@ export interface SluiceLogProps {
    */
   readonly memorySize?: Partial<Record<SluiceFunctionName, number>>;
   /**
-   * Reserved concurrency per function (caps cost and protects the table from bursts).
-   * @default - no reserved concurrency
+   * Reserved concurrency per function: caps what one caller (or a retry storm) can take of the
+   * account's Lambda concurrency, bounds cost, and keeps the table's request rate within reason.
+   * Reserving takes concurrency away from the rest of the account, and AWS refuses a deployment
+   * that leaves less than 100 unreserved: in an account with a low quota pass smaller numbers, or
+   * 'none' to leave a function unreserved. Retention runs one at a time on purpose.
+   * @default { produce: 50, fetch: 50, admin: 5, groups: 20, retention: 1 }
    */
-  readonly reservedConcurrency?: Partial<Record<SluiceFunctionName, number>>;
+  readonly reservedConcurrency?: Partial<Record<SluiceFunctionName, number | 'none'>>;
+  /**
+   * Default throttle of every HTTP API route (the `$default` stage): steady requests per second
+   * and burst. Calls over it get 429 from API Gateway before any function runs.
+   * @default { rateLimit: 1000, burstLimit: 2000 }
+   */
+  readonly throttle?: ThrottleSettings;
+  /**
+   * Throttles of single routes, keyed `METHOD /path` as the routes are declared (e.g.
+   * `'POST /v1/topics/{topic}/records'`); they replace the default throttle for that route.
+   * @default - topic and group administration routes at { rateLimit: 10, burstLimit: 20 } (see DEFAULT_ROUTE_THROTTLE)
+   */
+  readonly routeThrottle?: Readonly<Record<string, ThrottleSettings>>;
+  /**
+   * SNS topic every alarm notifies (on ALARM and back to OK).
+   * @default - alarms without actions
+   */
+  readonly alarmTopic?: sns.ITopic;
   /**
    * Customer-managed KMS key for the bucket (with an S3 Bucket Key) and the table.
    * @default - S3-managed keys (SSE-S3) for the bucket, the AWS managed key for the table
@@ -83,6 +107,40 @@ export interface SluiceLogProps {
    * @default 'log'
    */
   readonly dataPrefix?: string;
+}
+
+export const DEFAULT_RESERVED_CONCURRENCY: Readonly<Record<SluiceFunctionName, number>> = {
+  produce: 50,
+  fetch: 50,
+  admin: 5,
+  groups: 20,
+  retention: 1,
+};
+
+export const DEFAULT_THROTTLE: ThrottleSettings = { rateLimit: 1000, burstLimit: 2000 };
+
+const ADMIN_THROTTLE: ThrottleSettings = { rateLimit: 10, burstLimit: 20 };
+
+/**
+ * Administration is rare and each call is heavy (deleting a topic lists and deletes its objects),
+ * so its routes get a low throttle of their own: a loop of create/delete calls cannot starve the data path.
+ */
+export const DEFAULT_ROUTE_THROTTLE: Readonly<Record<string, ThrottleSettings>> = Object.fromEntries(
+  SLUICE_ROUTES.filter(
+    (r) =>
+      (r.fn === 'admin' && r.method !== 'GET') ||
+      (r.fn === 'groups' && (r.path.endsWith('/reset') || (r.method === 'DELETE' && r.path === '/v1/groups/{group}'))),
+  ).map((r) => [`${r.method} ${r.path}`, ADMIN_THROTTLE]),
+);
+
+function reservedConcurrency(values: Partial<Record<SluiceFunctionName, number | 'none'>>): Partial<Record<SluiceFunctionName, number>> {
+  const out: Partial<Record<SluiceFunctionName, number>> = {};
+  for (const [name, value] of Object.entries(values) as [SluiceFunctionName, number | 'none'][]) {
+    if (value === 'none') continue;
+    if (!Number.isInteger(value) || value < 1) throw new Error(`reservedConcurrency.${name} must be a positive integer or 'none', got ${value}`);
+    out[name] = value;
+  }
+  return out;
 }
 
 export class SluiceLog extends Construct {
@@ -128,7 +186,7 @@ export class SluiceLog extends Construct {
       data: { bucket: this.bucket, table: this.table, dataPrefix, encryptionKey: props.encryptionKey },
       namePrefix,
       memorySize,
-      reservedConcurrency: props.reservedConcurrency ?? {},
+      reservedConcurrency: reservedConcurrency({ ...DEFAULT_RESERVED_CONCURRENCY, ...props.reservedConcurrency }),
       logRetention,
       logRemovalPolicy: RemovalPolicy.RETAIN,
       environment: {
@@ -148,6 +206,8 @@ export class SluiceLog extends Construct {
       apiName: `${namePrefix}-api`,
       logRetention,
       logRemovalPolicy: RemovalPolicy.RETAIN,
+      throttle: props.throttle ?? DEFAULT_THROTTLE,
+      routeThrottle: props.routeThrottle ?? DEFAULT_ROUTE_THROTTLE,
     });
 
     // Retention served through the operation registry needs an `{op}` event; a bespoke handler
@@ -170,35 +230,48 @@ export class SluiceLog extends Construct {
       table: this.table,
       serviceName: namePrefix,
       dashboardName: `${namePrefix}-log`,
+      alarmTopic: props.alarmTopic,
     });
 
     addSluiceNagSuppressions(this);
   }
 
-  /** Produce records and allocate producer ids: the produce routes and direct invoke of the produce function. */
-  grantProduce(grantee: iam.IGrantable): iam.Grant {
-    return this.grantScope(grantee, GRANT_SCOPES.produce);
+  /**
+   * Produce to `topics` (and describe them, as Kafka's Write implies Describe) and allocate
+   * producer ids. Direct invoke of the produce function only with `directInvoke`.
+   */
+  grantProduce(grantee: iam.IGrantable, options: GrantOptions = {}): iam.Grant {
+    return this.grantKind(grantee, 'produce', options);
   }
 
-  /** Fetch records, list offsets and take part in consumer groups (join, heartbeat, commit). */
-  grantConsume(grantee: iam.IGrantable): iam.Grant {
-    return this.grantScope(grantee, GRANT_SCOPES.consume);
+  /**
+   * Fetch and list offsets of `topics`, describe them, and take part in `groups`: join, heartbeat,
+   * leave, commit and read committed offsets. Not group administration (grantGroupAdmin).
+   */
+  grantConsume(grantee: iam.IGrantable, options: GrantOptions = {}): iam.Grant {
+    return this.grantKind(grantee, 'consume', options);
   }
 
-  /** Create, describe, grow and delete topics. */
-  grantAdmin(grantee: iam.IGrantable): iam.Grant {
-    return this.grantScope(grantee, GRANT_SCOPES.admin);
+  /** Create, list, describe, grow and delete topics (`topics` scopes describe, grow and delete; creating names its topic in the body, so it cannot be scoped). */
+  grantAdmin(grantee: iam.IGrantable, options: GrantOptions = {}): iam.Grant {
+    return this.grantKind(grantee, 'admin', options);
   }
 
-  private grantScope(grantee: iam.IGrantable, fns: readonly SluiceRoute['fn'][]): iam.Grant {
-    const routes = SLUICE_ROUTES.filter((r) => fns.includes(r.fn));
+  /** Administer `groups`: reset offsets, delete groups, remove members, describe and list groups. */
+  grantGroupAdmin(grantee: iam.IGrantable, options: GrantOptions = {}): iam.Grant {
+    return this.grantKind(grantee, 'groupAdmin', options);
+  }
+
+  private grantKind(grantee: iam.IGrantable, kind: GrantKind, options: GrantOptions): iam.Grant {
+    const grant = this.api.grantInvokeRoutes(grantee, grantRoutes(kind, options));
+    if (!options.directInvoke) return grant;
     const invoke = iam.Grant.addToPrincipal({
       grantee,
       actions: ['lambda:InvokeFunction'],
       // Unqualified ARNs: Sluice publishes no versions or aliases.
-      resourceArns: fns.map((fn) => this.functions[fn].functionArn),
+      resourceArns: grantFunctions(kind).map((fn) => this.functions[fn].functionArn),
     });
-    return this.api.grantInvokeRoutes(grantee, routes).combine(invoke);
+    return grant.combine(invoke);
   }
 }
 

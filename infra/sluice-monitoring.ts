@@ -7,6 +7,8 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import { METRIC_NAMESPACE, SluiceMetric } from '../lib/observability/metric-names.js';
 import type { SluiceFunctionName } from './routes.js';
@@ -18,6 +20,8 @@ export interface SluiceMonitoringProps {
   /** Powertools `service` dimension the handlers emit their metrics under. */
   readonly serviceName: string;
   readonly dashboardName: string;
+  /** Notified when any alarm fires and when it clears. @default - alarms without actions */
+  readonly alarmTopic?: sns.ITopic;
 }
 
 const PERIOD = Duration.minutes(5);
@@ -25,9 +29,11 @@ const PERIOD = Duration.minutes(5);
 export class SluiceMonitoring extends Construct {
   readonly dashboard: cloudwatch.Dashboard;
   readonly alarms: cloudwatch.Alarm[] = [];
+  private readonly alarmTopic?: sns.ITopic;
 
   constructor(scope: Construct, id: string, props: SluiceMonitoringProps) {
     super(scope, id);
+    this.alarmTopic = props.alarmTopic;
     const fns = Object.entries(props.functions) as [SluiceFunctionName, lambda.IFunction][];
 
     for (const [name, fn] of fns) {
@@ -85,16 +91,19 @@ export class SluiceMonitoring extends Construct {
   }
 
   private alarm(id: string, metric: cloudwatch.IMetric, description: string): void {
-    this.alarms.push(
-      new cloudwatch.Alarm(this, id, {
+    const alarm = new cloudwatch.Alarm(this, id, {
         metric,
         threshold: 1,
         evaluationPeriods: 1,
         comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
         treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
         alarmDescription: description,
-      }),
-    );
+    });
+    if (this.alarmTopic) {
+      alarm.addAlarmAction(new SnsAction(this.alarmTopic));
+      alarm.addOkAction(new SnsAction(this.alarmTopic));
+    }
+    this.alarms.push(alarm);
   }
 }
 

@@ -33,6 +33,7 @@
 import {
   type BatchSummary,
   CorruptRecordError,
+  DecompressedSizeError,
   type DecodedBatch,
   type RecordBatchHeader,
   UnsupportedCompressionError,
@@ -63,6 +64,14 @@ export const MAX_BATCH_BODY_BYTES = Math.floor((6 * 1024 * 1024 - 64 * 1024) / 4
  */
 export const MAX_BATCH_RESPONSE_BYTES = 3.75 * 1024 * 1024;
 
+/**
+ * Most bytes one produced batch may take once decompressed: the highest max.message.bytes a topic
+ * may have (lib/metadata/topics.ts MAX_MESSAGE_BYTES_LIMIT; the client shares this file, so it
+ * cannot import that module). Decompression of a produced gzip batch stops here, before the
+ * topic's own, possibly lower, limit is known; test/api/gzip-bomb.test.ts checks the two agree.
+ */
+export const MAX_DECOMPRESSED_BATCH_BYTES = 4 * 1024 * 1024;
+
 /** One frame of a produce body, checked once (every record walked, none decoded: the bytes are what is stored). */
 export interface BatchFrame {
   readonly partition: number;
@@ -70,6 +79,12 @@ export interface BatchFrame {
   readonly bytes: Buffer;
   readonly header: RecordBatchHeader;
   readonly minTimestamp: number;
+  /**
+   * What max.message.bytes is checked against: the larger of the batch as sent and as decompressed.
+   * A reader (a JSON fetch, a consumer) holds the decompressed records, so a limit on the compressed
+   * size alone would let 65 KB of gzip store a 64 MiB record that no fetch could ever return.
+   */
+  readonly size: number;
 }
 
 /** Whether a Content-Type / Accept header value names the record-batches media type. */
@@ -122,19 +137,30 @@ export function readBatchFrames(body: Buffer): BatchFrame[] {
     // Validated without decoding: the same checks as decodeRecordBatch (CRC-32C, structure, every
     // record), no object per record. A batch the producer rules refuse is decoded again on that
     // rare path, so the refusal names the record at fault.
-    const summary = refusingCorrupt(() => validateRecordBatch(bytes), at, frame, partition);
-    if (!obeysProducerRules(summary)) checkProducerBatch(refusingCorrupt(() => decodeRecordBatch(bytes), at, frame, partition), at, frame);
-    frames.push({ partition, bytes, header: summary.header, minTimestamp: summary.minTimestamp });
+    const limits = { maxDecompressedBytes: MAX_DECOMPRESSED_BATCH_BYTES };
+    const summary = refusingCorrupt(() => validateRecordBatch(bytes, 0, limits), at, frame, partition);
+    if (!obeysProducerRules(summary)) checkProducerBatch(refusingCorrupt(() => decodeRecordBatch(bytes, 0, limits), at, frame, partition), at, frame);
+    frames.push({ partition, bytes, header: summary.header, minTimestamp: summary.minTimestamp, size: Math.max(size, summary.decompressedSizeInBytes) });
     position = start + size;
   }
   return frames;
 }
 
-/** Runs a codec call, turning its corruption errors into the frame's INVALID_REQUEST. */
+/**
+ * Runs a codec call, turning its corruption errors into the frame's INVALID_REQUEST and a batch
+ * that inflates past every topic's limit into MESSAGE_TOO_LARGE, as the topic's own check would.
+ */
 function refusingCorrupt<T>(read: () => T, where: string, frame: number, partition: number): T {
   try {
     return read();
   } catch (e) {
+    if (e instanceof DecompressedSizeError) {
+      throw new SluiceError('MESSAGE_TOO_LARGE', `${where}: the batch decompresses to more than ${e.limit} bytes, the largest max.message.bytes`, {
+        frame,
+        partition,
+        maxMessageBytes: e.limit,
+      });
+    }
     if (e instanceof CorruptRecordError || e instanceof UnsupportedCompressionError) {
       throw invalid(`${where}: ${e.message}`, { frame, partition });
     }

@@ -26,6 +26,8 @@ export type ErrorCode =
   | 'REQUEST_TIMED_OUT'
   | 'NOT_FOUND'
   | 'METHOD_NOT_ALLOWED'
+  | 'CLUSTER_AUTHORIZATION_FAILED'
+  | 'UNSUPPORTED_MEDIA_TYPE'
   | 'UNKNOWN_SERVER_ERROR';
 
 interface ErrorSpec {
@@ -58,6 +60,11 @@ const ERROR_SPECS: Readonly<Record<ErrorCode, ErrorSpec>> = {
   REQUEST_TIMED_OUT: { status: 503, retriable: true },
   NOT_FOUND: { status: 404, retriable: false },
   METHOD_NOT_ALLOWED: { status: 405, retriable: false },
+  // Kafka's name for a request the cluster does not authorize; the local server's answer to a
+  // request from a web page (cross-site Origin) or for another host name (DNS rebinding).
+  CLUSTER_AUTHORIZATION_FAILED: { status: 403, retriable: false },
+  // HTTP's, like NOT_FOUND: a body in a media type the API does not take (a form or text/plain POST).
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, retriable: false },
   UNKNOWN_SERVER_ERROR: { status: 500, retriable: true },
 };
 

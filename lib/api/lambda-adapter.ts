@@ -9,6 +9,7 @@ import { createClients, createContext, type SluiceContext } from '../context.js'
 import { SluiceError } from './errors.js';
 import type { Operation } from './operation.js';
 import { observeInvocation } from '../observability/invocation.js';
+import { type RequestScope, runInRequestScope } from '../observability/request-scope.js';
 import { handleHttp, handleInvoke, resolveRoute, type InvokeResponse } from './router.js';
 
 export interface LambdaHandlerOptions {
@@ -74,7 +75,23 @@ export function createLambdaHandler(operations: readonly Operation[], options: L
     }
     return 'unrecognised';
   };
-  const handler = (event: unknown, lambdaContext?: Context) =>
-    observeInvocation(operationName(event), lambdaContext, () => serve(event));
+  /** Request id, operation and topic for every log line of the invocation (error causes above all). */
+  const scopeOf = (event: unknown, operation: string, lambdaContext: Context | undefined): RequestScope => {
+    if (isHttpEvent(event)) {
+      let topic: string | undefined;
+      try {
+        topic = resolveRoute(operations, event.requestContext.http.method, event.rawPath).params.topic;
+      } catch {
+        // Unrouted: no topic to name.
+      }
+      return { requestId: event.requestContext.requestId, operation, topic };
+    }
+    const topic = isInvokeEvent(event) && typeof event.topic === 'string' ? event.topic : undefined;
+    return { requestId: lambdaContext?.awsRequestId, operation, topic };
+  };
+  const handler = (event: unknown, lambdaContext?: Context) => {
+    const operation = operationName(event);
+    return runInRequestScope(scopeOf(event, operation, lambdaContext), () => observeInvocation(operation, lambdaContext, () => serve(event)));
+  };
   return handler as SluiceLambdaHandler;
 }

@@ -86,11 +86,11 @@ export async function produceBatches(ctx: SluiceContext, raw: Record<string, unk
   const topic = await getTopicCached(ctx, input.topic, maxPartition);
   const limit = topic.config['max.message.bytes'];
   frames.forEach((f, i) => {
-    if (f.bytes.length > limit) {
+    if (f.size > limit) {
       throw new SluiceError(
         'MESSAGE_TOO_LARGE',
-        `frame ${i}: the batch for partition ${f.partition} is ${f.bytes.length} bytes, over the topic's max.message.bytes of ${limit}`,
-        { frame: i, size: f.bytes.length, maxMessageBytes: limit },
+        `frame ${i}: the batch for partition ${f.partition} is ${f.size} bytes (decompressed), over the topic's max.message.bytes of ${limit}`,
+        { frame: i, size: f.size, maxMessageBytes: limit },
       );
     }
   });

@@ -7,6 +7,7 @@
 // is logged, never sent.
 import type { SluiceContext } from '../context.js';
 import { isThrottling, isTimeoutOrNetwork } from '../metadata/aws-errors.js';
+import { logErrorCause } from '../observability/error-cause.js';
 import { MAX_BATCH_BODY_BYTES, RECORD_BATCHES_MEDIA_TYPE, RecordBatchesReply, namesRecordBatches } from './batch-body.js';
 import { SluiceError, isSluiceError } from './errors.js';
 import type { Operation, OperationResult } from './operation.js';
@@ -183,16 +184,15 @@ function inputOf(operation: Operation, params: Record<string, string>, request: 
  */
 export function toSluiceError(e: unknown, where: string): SluiceError {
   if (isSluiceError(e)) return e;
-  if (isThrottling(e)) return new SluiceError('THROTTLING', 'storage is throttling requests; retry after the given delay');
-  if (isTimeoutOrNetwork(e)) return new SluiceError('REQUEST_TIMED_OUT', 'storage did not answer in time; the request may be retried');
-  console.error(
-    JSON.stringify({
-      level: 'ERROR',
-      message: 'unexpected error',
-      where,
-      error: e instanceof Error ? { name: e.name, message: e.message, stack: e.stack } : String(e),
-    }),
-  );
+  if (isThrottling(e)) {
+    logErrorCause('info', 'storage throttled', where, e);
+    return new SluiceError('THROTTLING', 'storage is throttling requests; retry after the given delay');
+  }
+  if (isTimeoutOrNetwork(e)) {
+    logErrorCause('info', 'storage timed out', where, e);
+    return new SluiceError('REQUEST_TIMED_OUT', 'storage did not answer in time; the request may be retried');
+  }
+  logErrorCause('error', 'unexpected error', where, e);
   return new SluiceError('UNKNOWN_SERVER_ERROR', 'internal error; the request may be retried');
 }
 

@@ -2,7 +2,7 @@
 // bytes as Buffers — decoded from fetched RecordBatches, or from a JSON fetch with
 // `encoding=base64`, so binary survives either way — and headers as an object whose repeated keys
 // become arrays.
-import { CorruptRecordError, decodeRecordBatch } from '../records/index.js';
+import { CorruptRecordError, type DecodeLimits, DecompressedSizeError, decodeRecordBatch } from '../records/index.js';
 import { SluiceClientError } from './errors.js';
 import type { FetchedRecord } from './wire.js';
 
@@ -25,17 +25,32 @@ function headerObject(list: readonly { key: string; value: Buffer | null }[]): C
 }
 
 /**
+ * Default bound on what one fetched gzip batch may inflate to: twice the largest max.message.bytes
+ * a topic may have (4 MiB), so every batch the server accepts decodes and a bomb does not.
+ */
+export const DEFAULT_MAX_DECOMPRESSED_BATCH_BYTES = 8 * 1024 * 1024;
+
+const DEFAULT_DECODE_LIMITS: DecodeLimits = { maxDecompressedBytes: DEFAULT_MAX_DECOMPRESSED_BATCH_BYTES };
+
+/**
  * The records of fetched RecordBatches at or after `offset`, each batch's CRC-32C verified as a
  * Kafka consumer verifies it (check.crcs). The first batch may start before `offset`: its earlier
  * records were consumed already and are skipped, as Kafka consumers skip them.
  */
-export function decodeFetchedBatches(bytes: Buffer, offset: number): ConsumedMessage[] {
+export function decodeFetchedBatches(bytes: Buffer, offset: number, limits: DecodeLimits = DEFAULT_DECODE_LIMITS): ConsumedMessage[] {
   const messages: ConsumedMessage[] = [];
   for (let position = 0; position < bytes.length; ) {
     let batch;
     try {
-      batch = decodeRecordBatch(bytes, position);
+      batch = decodeRecordBatch(bytes, position, limits);
     } catch (e) {
+      if (e instanceof DecompressedSizeError) {
+        // Not retriable: fetching the same offset again returns the same batch.
+        throw new SluiceClientError('MESSAGE_TOO_LARGE', `fetched record batch at offset ${offset}: ${e.message}`, {
+          details: { maxDecompressedBytes: e.limit },
+          cause: e,
+        });
+      }
       if (!(e instanceof CorruptRecordError)) throw e;
       throw new SluiceClientError('CORRUPT_MESSAGE', `fetched record batch at offset ${offset}: ${e.message}`, { retriable: true, cause: e });
     }

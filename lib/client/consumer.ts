@@ -4,7 +4,7 @@
 // generation, so a zombie member's commit is refused (ILLEGAL_GENERATION). Group membership and
 // rebalances live in group-session.ts. Delivery is at-least-once; with commits before every
 // handover (which the session guarantees) no record is processed twice by a healthy group.
-import type { ConsumedMessage } from './consumed-message.js';
+import { type ConsumedMessage, DEFAULT_MAX_DECOMPRESSED_BATCH_BYTES } from './consumed-message.js';
 import { GroupSession } from './group-session.js';
 import { SluiceClientError, toClientError } from './errors.js';
 import { PartitionFetcher, type FetchedMessages, type FetcherHost } from './partition-fetcher.js';
@@ -34,6 +34,12 @@ export interface ConsumerOptions {
    * ('batches', as Kafka consumers fetch), or the JSON contract ('json'). @default 'batches'
    */
   readonly wireFormat?: WireFormat;
+  /**
+   * Most bytes one fetched gzip batch may inflate to; a larger one fails with MESSAGE_TOO_LARGE
+   * instead of being decompressed, so a hostile or broken log cannot exhaust this process's memory.
+   * @default 8388608 (8 MiB: twice the largest max.message.bytes a topic may have)
+   */
+  readonly maxDecompressedBatchBytes?: number;
   /** Retries of join/commit/leave requests. */
   readonly retry?: RetryOptions;
   readonly onPartitionsAssigned?: (assigned: TopicPartitions[]) => void | Promise<void>;
@@ -279,6 +285,7 @@ export class Consumer {
       wireFormat: this.options.wireFormat ?? 'batches',
       maxWaitMs: this.options.maxWaitMs ?? 1000,
       maxBytes: this.options.maxBytes ?? 1_048_576,
+      maxDecompressedBatchBytes: this.options.maxDecompressedBatchBytes ?? DEFAULT_MAX_DECOMPRESSED_BATCH_BYTES,
       position: async (tp) => {
         const k = tpKey(tp.topic, tp.partition);
         const known = this.positions.get(k);

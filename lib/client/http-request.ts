@@ -14,6 +14,12 @@ export interface HttpExchange {
   readonly signal?: AbortSignal;
   /** No answer (headers and body) within this many ms rejects with an Error named 'TimeoutError'. */
   readonly timeoutMs: number;
+  /**
+   * An answer larger than this rejects with an Error named 'ResponseTooLargeError' as soon as its
+   * Content-Length or the bytes received pass it, and the connection is dropped: a broken or
+   * hostile endpoint cannot make the client buffer without bound. @default no limit
+   */
+  readonly maxResponseBytes?: number;
 }
 
 export interface HttpAnswer {
@@ -69,8 +75,18 @@ export function exchange(agents: HttpAgents, request: HttpExchange): Promise<Htt
       url,
       { method: request.method, headers, agent: https ? agents.https : agents.http },
       (res) => {
+        const limit = request.maxResponseBytes ?? Infinity;
+        const tooLarge = (size: string) =>
+          finish(named('ResponseTooLargeError', `the answer to ${request.method} ${url.pathname} is ${size} bytes, over the limit of ${limit}`));
+        const declared = Number(res.headers['content-length']);
+        if (declared > limit) return tooLarge(String(declared));
         const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        let received = 0;
+        res.on('data', (chunk: Buffer) => {
+          received += chunk.length;
+          if (received > limit) tooLarge(`more than ${limit}`);
+          else chunks.push(chunk);
+        });
         res.on('end', () =>
           finish(undefined, { status: res.statusCode ?? 0, headers: res.headers, body: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks) }),
         );

@@ -23,6 +23,8 @@ export interface FetcherHost {
   readonly wireFormat: WireFormat;
   readonly maxWaitMs: number;
   readonly maxBytes: number;
+  /** Most bytes one fetched batch may decompress to (ConsumerOptions.maxDecompressedBatchBytes). */
+  readonly maxDecompressedBatchBytes: number;
   /** Next offset to fetch; resolves the start offset (committed, or auto reset) when unknown. */
   position(tp: TopicPartition): Promise<number>;
   /** Position moved by seek() since `version` was read. */
@@ -67,7 +69,8 @@ export class PartitionFetcher {
       return { messages: reply.records.map(decodeFetched), nextOffset: reply.nextOffset, highWatermark: reply.highWatermark };
     }
     const reply = await api.fetchBatches(topic, partition, { offset, maxWaitMs, maxBytes, signal });
-    return { messages: decodeFetchedBatches(reply.batches, offset), nextOffset: reply.nextOffset, highWatermark: reply.highWatermark };
+    const messages = decodeFetchedBatches(reply.batches, offset, { maxDecompressedBytes: this.host.maxDecompressedBatchBytes });
+    return { messages, nextOffset: reply.nextOffset, highWatermark: reply.highWatermark };
   }
 
   private async run(): Promise<void> {

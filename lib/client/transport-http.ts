@@ -30,7 +30,21 @@ export interface HttpTransportOptions {
   readonly credentials?: AwsCredentialIdentity | AwsCredentialIdentityProvider;
   /** Per-request timeout. @default 30000 */
   readonly requestTimeoutMs?: number;
+  /**
+   * Largest answer the client reads; a larger one fails with RESPONSE_TOO_LARGE instead of being
+   * buffered. Sluice's own answers are at most 6 MB (Lambda's response limit).
+   * @default 8388608 (8 MiB)
+   */
+  readonly maxResponseBytes?: number;
+  /**
+   * Send over plain http:// to a host that is not loopback. Off, because the requests (and their
+   * SigV4 signatures, whose credentials scope lasts minutes) would cross the network in the clear.
+   * @default false
+   */
+  readonly allowInsecureHttp?: boolean;
 }
+
+export const DEFAULT_MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
 
 const API_GATEWAY_HOST = /^[a-z0-9]+\.execute-api\.([a-z0-9-]+)\.amazonaws\.com(\.cn)?$/i;
 const LAMBDA_URL_HOST = /^[a-z0-9]+\.lambda-url\.([a-z0-9-]+)\.on\.aws$/i;
@@ -45,6 +59,12 @@ export function awsSigningTarget(endpoint: string): { region: string; service: s
   return undefined;
 }
 
+/** Whether a URL hostname is this machine's loopback interface: the only place plain HTTP stays local. */
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.toLowerCase();
+  return host === 'localhost' || host.endsWith('.localhost') || host === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
+
 function retryAfterMs(header: string | null): number | undefined {
   if (!header) return undefined;
   const seconds = Number(header);
@@ -57,11 +77,22 @@ export class HttpTransport implements Transport {
   readonly endpoint: URL;
   private readonly signer?: SignatureV4;
   private readonly requestTimeoutMs: number;
+  private readonly maxResponseBytes: number;
   private readonly agents: HttpAgents = createAgents();
 
   constructor(options: HttpTransportOptions) {
     this.endpoint = new URL(options.endpoint.replace(/\/+$/, ''));
+    if (this.endpoint.protocol !== 'https:' && this.endpoint.protocol !== 'http:') {
+      throw new SluiceClientError('INVALID_CONFIG', `endpoint ${options.endpoint}: only http:// and https:// are supported`);
+    }
+    if (this.endpoint.protocol === 'http:' && !isLoopbackHost(this.endpoint.hostname) && !options.allowInsecureHttp) {
+      throw new SluiceClientError(
+        'INVALID_CONFIG',
+        `endpoint ${options.endpoint}: plain http:// is allowed only to a loopback host (localhost, 127.0.0.1, [::1]); use https://, or set allowInsecureHttp if this network is trusted`,
+      );
+    }
     this.requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
+    this.maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
     const target = awsSigningTarget(options.endpoint);
     if (options.signRequests ?? target !== undefined) {
       this.signer = new SignatureV4({
@@ -103,9 +134,11 @@ export class HttpTransport implements Transport {
     const timeoutMs = request.timeoutMs ?? this.requestTimeoutMs;
     let response: Awaited<ReturnType<typeof exchange>>;
     try {
-      response = await exchange(this.agents, { method: request.method, url, headers, body, signal: request.signal, timeoutMs });
+      response = await exchange(this.agents, { method: request.method, url, headers, body, signal: request.signal, timeoutMs, maxResponseBytes: this.maxResponseBytes });
     } catch (e) {
       if (request.signal?.aborted) throw new SluiceClientError('ABORTED', `${request.method} ${path} was cancelled`, { cause: e });
+      // Not retriable: the same request would get the same answer.
+      if (e instanceof Error && e.name === 'ResponseTooLargeError') throw new SluiceClientError('RESPONSE_TOO_LARGE', `${e.message} (maxResponseBytes)`, { cause: e });
       const timedOut = e instanceof Error && (e.name === 'TimeoutError' || e.name === 'AbortError');
       throw new SluiceClientError(
         timedOut ? 'REQUEST_TIMED_OUT' : 'NETWORK_ERROR',

@@ -1,6 +1,7 @@
 // `npm start`: Sluice on a laptop. With no AWS endpoint configured it starts the embedded
 // emulators (dynalite + s3rver) persisting under SLUICE_DATA_DIR (default .sluice-data); with
-// AWS_ENDPOINT_URL (or AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL_DYNAMODB) it uses that endpoint,
+// AWS_ENDPOINT_URL (or both AWS_ENDPOINT_URL_S3 and AWS_ENDPOINT_URL_DYNAMODB; one alone is
+// refused, see endpoint-config.ts) it uses that endpoint,
 // e.g. LocalStack, with the SDK's own credential chain (test/test when none is configured).
 // Either way it creates the bucket and table if missing and serves the HTTP API on
 // 127.0.0.1:${PORT:-8080}, logging one JSON line per request.
@@ -11,13 +12,16 @@ import { createClients, createContext, settingsFromEnv, type ClientOptions } fro
 import { EMULATOR_CREDENTIALS, startEmulators, type Emulators } from './emulators.js';
 import { ensureBucket, ensureTable } from './provision.js';
 import { startServer } from './server.js';
+import { storageTarget } from './endpoint-config.js';
 import { startMaintenanceTimer } from '../log/maintenance.js';
 import { partitionForKey } from '../partitioners/index.js';
 
 async function clientOptions(): Promise<{ options: ClientOptions; emulators?: Emulators; where: string }> {
   const env = process.env;
-  const endpoint = env.AWS_ENDPOINT_URL || env.AWS_ENDPOINT_URL_S3 || env.AWS_ENDPOINT_URL_DYNAMODB;
-  if (endpoint) {
+  // Throws, before any client exists, when only one service has an endpoint.
+  const target = storageTarget(env);
+  if (target.kind === 'endpoint') {
+    const endpoint = target.s3 === target.dynamodb ? target.s3 : `S3 ${target.s3}, DynamoDB ${target.dynamodb}`;
     try {
       await fromNodeProviderChain()();
       return { options: {}, where: `endpoint ${endpoint}` };
@@ -55,8 +59,8 @@ async function main(): Promise<void> {
   const url = server.url;
   console.log(`Sluice listening on ${url} (${where}; bucket ${context.bucket}, table ${context.table})
 
-  curl -s -X POST ${url}/v1/topics -d '{"name":"orders","partitions":3}'
-  curl -s -X POST ${url}/v1/topics/orders/records -d '{"records":[{"key":"k1","value":"hello"}]}'
+  curl -s -X POST ${url}/v1/topics -H 'content-type: application/json' -d '{"name":"orders","partitions":3}'
+  curl -s -X POST ${url}/v1/topics/orders/records -H 'content-type: application/json' -d '{"records":[{"key":"k1","value":"hello"}]}'
   curl -s '${url}/v1/topics/orders/partitions/${partitionForKey(Buffer.from('k1'), 3)}/records?offset=0'
 `);
 

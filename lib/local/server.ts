@@ -1,7 +1,9 @@
 // The local HTTP front end: what API Gateway does in AWS. Each request becomes an API Gateway
 // HTTP API (payload v2) event and goes to the Lambda handler of the function that owns the route
 // (the same createLambdaHandler + operation table as lambdas/*.ts), with the local context
-// injected instead of one built from the environment. So local behaviour is the cloud's.
+// injected instead of one built from the environment. So local behaviour is the cloud's. Where
+// the cloud has IAM, this server has request-guard.ts: loopback Host and Origin, JSON or
+// record-batches bodies only, so a web page the developer visits cannot drive it.
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -13,6 +15,7 @@ import { createLambdaHandler } from '../api/lambda-adapter.js';
 import type { Operation } from '../api/operation.js';
 import { allOperations, functionOperations } from '../api/operations.js';
 import { MAX_BODY_BYTES, errorResponse, resolveRoute } from '../api/router.js';
+import { refusal } from './request-guard.js';
 
 export interface ServerOptions {
   readonly context: SluiceContext;
@@ -149,6 +152,8 @@ export async function startServer(options: ServerOptions): Promise<LocalServer> 
   const fallback = createLambdaHandler(allOperations, { context }) as Handler;
 
   const scratch = { buf: Buffer.alloc(0) };
+  /** The port the server listens on (known once listening): the only one a request's Host may name. */
+  let port = 0;
   let inFlight = 0;
   let drained: (() => void) | undefined;
   const server = createServer(async (req, res) => {
@@ -158,7 +163,18 @@ export async function startServer(options: ServerOptions): Promise<LocalServer> 
     try {
       const body = await readBody(req);
       let result: APIGatewayProxyStructuredResultV2;
-      if (body === 'too-large') {
+      // Before anything else, the body included: a web page's request must change nothing.
+      const refused = refusal(
+        {
+          method: req.method ?? 'GET',
+          headers: req.headers,
+          hasBody: Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined,
+        },
+        port,
+      );
+      if (refused) {
+        result = errorResult(refused);
+      } else if (body === 'too-large') {
         result = errorResult(new SluiceError('MESSAGE_TOO_LARGE', `request body is over the limit of ${MAX_BODY_BYTES} bytes (6 MB)`));
       } else {
         const path = (req.url ?? '/').split('?')[0];
@@ -190,6 +206,7 @@ export async function startServer(options: ServerOptions): Promise<LocalServer> 
     server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
   });
   const address = server.address() as AddressInfo;
+  port = address.port;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   return {
     url: `http://${host}:${address.port}`,

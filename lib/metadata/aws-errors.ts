@@ -2,6 +2,7 @@
 // (a failed condition, a missing object) and which leave the outcome unknown, and how each reaches
 // a caller as a SluiceError (throttling and timeouts are retriable, never data errors).
 import { SluiceError, isSluiceError } from '../api/errors.js';
+import { logErrorCause } from '../observability/error-cause.js';
 
 interface AwsLikeError {
   readonly name?: string;
@@ -47,11 +48,22 @@ export function isTimeoutOrNetwork(e: unknown): boolean {
   return TIMEOUT_NAMES.has(err.name ?? '') || NETWORK_CODES.has(err.code ?? '');
 }
 
-/** How an infrastructure failure reaches the caller: retriable unless it is a known client fault. */
+/**
+ * How an infrastructure failure reaches the caller: a Kafka code and a generic message naming only
+ * what Sluice was doing (`what`, e.g. "append to orders-3"). The SDK's own text stays out of it —
+ * an AccessDenied names the account, the role ARN and the bucket — and goes to the log instead,
+ * with the request id and topic (logErrorCause).
+ */
 export function toSluiceError(e: unknown, what: string): SluiceError {
   if (isSluiceError(e)) return e;
-  const message = e instanceof Error ? e.message : String(e);
-  if (isThrottling(e)) return new SluiceError('THROTTLING', `${what}: throttled (${message})`);
-  if (isTimeoutOrNetwork(e)) return new SluiceError('REQUEST_TIMED_OUT', `${what}: ${message}`);
-  return new SluiceError('UNKNOWN_SERVER_ERROR', `${what}: ${message}`);
+  if (isThrottling(e)) {
+    logErrorCause('info', 'storage throttled', what, e);
+    return new SluiceError('THROTTLING', `${what}: storage is throttling requests; retry after the given delay`);
+  }
+  if (isTimeoutOrNetwork(e)) {
+    logErrorCause('info', 'storage timed out', what, e);
+    return new SluiceError('REQUEST_TIMED_OUT', `${what}: storage did not answer in time; the request may be retried`);
+  }
+  logErrorCause('error', 'storage failed', what, e);
+  return new SluiceError('UNKNOWN_SERVER_ERROR', `${what}: internal error; the request may be retried`);
 }

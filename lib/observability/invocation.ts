@@ -7,6 +7,7 @@ import type { Context } from 'aws-lambda';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { logger as defaultLogger } from './logger.js';
 import { metrics as defaultMetrics, type SluiceMetrics } from './metrics.js';
+import { currentRequestScope } from './request-scope.js';
 
 export interface Observers {
   readonly logger: Logger;
@@ -36,14 +37,16 @@ export async function observeInvocation<T extends Reply>(
     const result = await run();
     const durationMs = Math.round(performance.now() - started);
     const status = statusOf(result);
+    // Request id and topic, so the line can be found from a caller's report (operation is named already).
+    const { requestId, topic } = currentRequestScope();
     if (status === 503 || status === 429) {
       metrics.retriableRefusal();
-      logger.warn('operation refused, retriable', { operation, status, durationMs });
+      logger.warn('operation refused, retriable', { operation, requestId, topic, status, durationMs });
     } else if (status >= 500) {
       metrics.serverError();
-      logger.error('operation failed', { operation, status, durationMs });
+      logger.error('operation failed', { operation, requestId, topic, status, durationMs });
     } else {
-      logger.info('operation', { operation, status, durationMs });
+      logger.info('operation', { operation, requestId, topic, status, durationMs });
     }
     return result;
   } catch (error) {

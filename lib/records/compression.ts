@@ -4,7 +4,7 @@
 // operator sees which codec a foreign producer used instead of a generic decode failure.
 
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { CorruptRecordError, UnsupportedCompressionError } from './errors.js';
+import { CorruptRecordError, DecompressedSizeError, UnsupportedCompressionError } from './errors.js';
 
 export type CompressionType = 'none' | 'gzip';
 
@@ -41,12 +41,22 @@ export function compress(type: CompressionType, data: Buffer): Buffer {
   return type === 'gzip' ? gzipSync(data) : data;
 }
 
-/** Decompresses a batch's records section; a broken stream is corruption. */
-export function decompress(type: CompressionType, data: Buffer): Buffer {
+/**
+ * Decompresses a batch's records section; a broken stream is corruption. With `maxOutputLength`
+ * zlib stops inflating once the output would pass it (DecompressedSizeError), so a few KB of
+ * gzip can never make the caller allocate gigabytes: the limit bounds memory, not just the answer.
+ */
+export function decompress(type: CompressionType, data: Buffer, maxOutputLength?: number): Buffer {
   if (type === 'none') return data;
   try {
-    return gunzipSync(data);
+    return maxOutputLength === undefined ? gunzipSync(data) : gunzipSync(data, { maxOutputLength });
   } catch (error) {
+    if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE' && maxOutputLength !== undefined) {
+      throw new DecompressedSizeError(
+        `gzip records section decompresses to more than the limit of ${maxOutputLength} bytes`,
+        maxOutputLength,
+      );
+    }
     throw new CorruptRecordError(`gzip records section does not decompress: ${(error as Error).message}`);
   }
 }

@@ -13,3 +13,19 @@ export class CorruptRecordError extends Error {
 export class UnsupportedCompressionError extends Error {
   override readonly name = 'UnsupportedCompressionError';
 }
+
+/**
+ * A compressed batch inflates past the caller's limit. Distinct from corruption: the stream may be
+ * valid gzip, but holding its output (a "gzip bomb": 65 KB that inflate to 64 MiB) is refused.
+ * Decompression stopped at the limit, so nothing larger was ever allocated.
+ */
+export class DecompressedSizeError extends Error {
+  override readonly name = 'DecompressedSizeError';
+  constructor(
+    message: string,
+    /** The limit that was passed, in decompressed bytes. */
+    readonly limit: number,
+  ) {
+    super(message);
+  }
+}

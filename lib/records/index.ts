@@ -2,10 +2,11 @@
 
 export type { CompressionType } from './compression.js';
 export { crc32c } from './crc32c.js';
-export { CorruptRecordError, UnsupportedCompressionError } from './errors.js';
+export { CorruptRecordError, DecompressedSizeError, UnsupportedCompressionError } from './errors.js';
 export type { DecodedRecord, RecordHeader, RecordInput, RecordsSummary } from './record.js';
 export {
   type BatchSummary,
+  type DecodeLimits,
   type DecodedBatch,
   type EncodeBatchOptions,
   LOG_OVERHEAD,

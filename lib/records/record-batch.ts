@@ -279,8 +279,8 @@ export function readBatchHeader(buf: Buffer, position = 0): RecordBatchHeader {
  * Decodes and validates the batch at `position`: CRC-32C, lengths, every record inside its
  * declared size, exactly `recordCount` records filling the records section.
  */
-export function decodeRecordBatch(buf: Buffer, position = 0): DecodedBatch {
-  const { header, section, recordsStart, recordsEnd, context } = openBatch(buf, position);
+export function decodeRecordBatch(buf: Buffer, position = 0, limits: DecodeLimits = {}): DecodedBatch {
+  const { header, section, recordsStart, recordsEnd, context } = openBatch(buf, position, limits);
   const records: DecodedRecord[] = new Array(header.recordCount);
   const recordsStop = readRecords(section, recordsStart, recordsEnd, context, records);
   checkRecordsEnd(position, header.recordCount, recordsStop, recordsEnd);
@@ -290,6 +290,21 @@ export function decodeRecordBatch(buf: Buffer, position = 0): DecodedBatch {
 /** What validateRecordBatch learns of a batch: its header and a summary of its records. */
 export interface BatchSummary extends RecordsSummary {
   header: RecordBatchHeader;
+  /**
+   * The batch's size with its records section decompressed (= sizeInBytes when uncompressed):
+   * what a reader holds in memory once it decodes the batch, so what a size limit must bound.
+   */
+  decompressedSizeInBytes: number;
+}
+
+/** Bounds on what decoding a batch may allocate. */
+export interface DecodeLimits {
+  /**
+   * Most bytes a compressed records section may inflate to; more throws DecompressedSizeError,
+   * and zlib stops at the limit rather than allocating the whole output first.
+   * @default no limit (the caller bounds its input some other way)
+   */
+  readonly maxDecompressedBytes?: number;
 }
 
 /**
@@ -298,16 +313,22 @@ export interface BatchSummary extends RecordsSummary {
  * producer's batch and stores its bytes. Returns the header, the records' smallest and largest
  * timestamps and whether record i has offsetDelta i throughout.
  */
-export function validateRecordBatch(buf: Buffer, position = 0): BatchSummary {
-  const { header, section, recordsStart, recordsEnd, context } = openBatch(buf, position);
-  const summary: BatchSummary = { header, minTimestamp: Number.MAX_SAFE_INTEGER, maxTimestamp: -1, offsetsDense: true };
+export function validateRecordBatch(buf: Buffer, position = 0, limits: DecodeLimits = {}): BatchSummary {
+  const { header, section, recordsStart, recordsEnd, context } = openBatch(buf, position, limits);
+  const summary: BatchSummary = {
+    header,
+    minTimestamp: Number.MAX_SAFE_INTEGER,
+    maxTimestamp: -1,
+    offsetsDense: true,
+    decompressedSizeInBytes: RECORD_BATCH_OVERHEAD + recordsEnd - recordsStart,
+  };
   const recordsStop = scanRecords(section, recordsStart, recordsEnd, context, header.recordCount, summary);
   checkRecordsEnd(position, header.recordCount, recordsStop, recordsEnd);
   return summary;
 }
 
 /** The checks before the records, shared by decode and validate; the records section to read. */
-function openBatch(buf: Buffer, position: number) {
+function openBatch(buf: Buffer, position: number, limits: DecodeLimits) {
   const batchLength = checkBatchExtent(buf, position);
   const end = position + LOG_OVERHEAD + batchLength;
   // The CRC is checked before any field it covers is interpreted, so a flipped bit reads as
@@ -324,7 +345,7 @@ function openBatch(buf: Buffer, position: number) {
   let recordsStart = position + RECORDS_OFFSET;
   let recordsEnd = end;
   if (header.compression !== 'none') {
-    section = decompress(header.compression, buf.subarray(recordsStart, end));
+    section = decompress(header.compression, buf.subarray(recordsStart, end), limits.maxDecompressedBytes);
     recordsStart = 0;
     recordsEnd = section.length;
   }
@@ -351,10 +372,10 @@ function checkRecordsEnd(position: number, recordCount: number, recordsStop: num
 }
 
 /** Decodes a run of consecutive batches that fills `buf` exactly (a segment, a produce payload). */
-export function decodeRecordBatches(buf: Buffer): DecodedBatch[] {
+export function decodeRecordBatches(buf: Buffer, limits: DecodeLimits = {}): DecodedBatch[] {
   const batches: DecodedBatch[] = [];
   for (let position = 0; position < buf.length; ) {
-    const batch = decodeRecordBatch(buf, position);
+    const batch = decodeRecordBatch(buf, position, limits);
     batches.push(batch);
     position += batch.header.sizeInBytes;
   }

@@ -152,7 +152,8 @@ describe('SluiceLog (default props)', () => {
     expect(actions.fetch.filter((a) => a.startsWith('s3:') || a.startsWith('dynamodb:')).sort()).toEqual(
       ['dynamodb:GetItem', 'dynamodb:Query', 's3:GetObject'].sort(),
     );
-    expect(actions.groups.filter((a) => a.startsWith('s3:'))).toEqual([]);
+    // resetOffsets {timestamp} reads segments; groups never writes or deletes objects.
+    expect(actions.groups.filter((a) => a.startsWith('s3:'))).toEqual(['s3:GetObject']);
     expect(actions.retention).toEqual(expect.arrayContaining(['s3:DeleteObject', 's3:ListBucket', 'dynamodb:DeleteItem']));
     expect(actions.admin).toEqual(expect.arrayContaining(['s3:DeleteObject', 's3:ListBucket', 'dynamodb:DeleteItem']));
     // Object access is scoped to the data prefix.
@@ -187,6 +188,23 @@ describe('SluiceLog (default props)', () => {
     for (const output of ['ApiUrl', 'BucketName', 'TableName', 'ProduceFunctionName', 'RetentionFunctionName']) {
       template.hasOutput(output, {});
     }
+  });
+
+  it('throttles the stage by default, administration routes lower, and reserves concurrency per function', () => {
+    template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      DefaultRouteSettings: { ThrottlingRateLimit: 1000, ThrottlingBurstLimit: 2000 },
+      RouteSettings: Match.objectLike({
+        'POST /v1/topics': { ThrottlingRateLimit: 10, ThrottlingBurstLimit: 20 },
+        'DELETE /v1/topics/{topic}': { ThrottlingRateLimit: 10, ThrottlingBurstLimit: 20 },
+        'POST /v1/groups/{group}/offsets/reset': { ThrottlingRateLimit: 10, ThrottlingBurstLimit: 20 },
+      }),
+    });
+    const settings = Object.values(template.findResources('AWS::ApiGatewayV2::Stage'))[0].Properties.RouteSettings;
+    expect(settings['POST /v1/topics/{topic}/records']).toBeUndefined(); // the data path keeps the stage default
+    const reserved = Object.fromEntries(
+      SLUICE_FUNCTION_NAMES.map((name) => [name, template.toJSON().Resources[fnIds[name]].Properties.ReservedConcurrentExecutions]),
+    );
+    expect(reserved).toEqual({ produce: 50, fetch: 50, admin: 5, groups: 20, retention: 1 });
   });
 
   it('passes cdk-nag AwsSolutions checks with no unsuppressed errors', () => {

@@ -51,7 +51,10 @@ describe('npm start with a configured AWS endpoint', () => {
   }
 
   it('uses the per-service AWS_ENDPOINT_URL_S3 and AWS_ENDPOINT_URL_DYNAMODB', async () => {
-    await roundTrip({ AWS_ENDPOINT_URL_S3: inject('s3Endpoint'), AWS_ENDPOINT_URL_DYNAMODB: inject('dynamodbEndpoint') }, inject('s3Endpoint'));
+    await roundTrip(
+      { AWS_ENDPOINT_URL_S3: inject('s3Endpoint'), AWS_ENDPOINT_URL_DYNAMODB: inject('dynamodbEndpoint') },
+      `S3 ${inject('s3Endpoint')}, DynamoDB ${inject('dynamodbEndpoint')}`,
+    );
   }, 90_000);
 
   it('uses one AWS_ENDPOINT_URL for both services, as with LocalStack', async () => {

@@ -19,12 +19,13 @@ describe('local server shutdown', () => {
       },
     };
     server = await startServer({ context });
-    const created = await fetch(`${server.url}/v1/topics`, { method: 'POST', body: JSON.stringify({ name: 'drain', partitions: 1 }) });
+    const created = await fetch(`${server.url}/v1/topics`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'drain', partitions: 1 }) });
     expect(created.status).toBe(201);
 
     closeDuringProduce = true;
     const produced = await fetch(`${server.url}/v1/topics/drain/records`, {
       method: 'POST',
+      headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ records: [{ value: 'last words' }] }),
     });
     expect(closing).toBeDefined();

@@ -41,7 +41,7 @@ describe('history checker across kill -9 restarts', () => {
   it('acknowledged ⇒ present, acknowledgement order, no duplicates, no uncommitted reads', async () => {
     server = await start();
     let url = server.url;
-    const created = await fetch(`${url}/v1/topics`, { method: 'POST', body: JSON.stringify({ name: 'hist', partitions: PARTITIONS }) });
+    const created = await fetch(`${url}/v1/topics`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'hist', partitions: PARTITIONS }) });
     expect(created.status).toBe(201);
 
     const history = new History();
@@ -53,7 +53,7 @@ describe('history checker across kill -9 restarts', () => {
         const partition = n % PARTITIONS;
         const values = Array.from({ length: 1 + (n % 3) }, (_, i) => `c${client}:${n}:${i}`);
         const op = await history.call({ kind: 'produce', client, partition, values, idempotent: false }, () =>
-          fetch(`${url}/v1/topics/hist/records`, { method: 'POST', body: JSON.stringify({ records: values.map((value) => ({ value, partition })) }) }),
+          fetch(`${url}/v1/topics/hist/records`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ records: values.map((value) => ({ value, partition })) }) }),
         );
         if (op.outcome !== 'ok') await sleep(100);
       }
@@ -74,7 +74,7 @@ describe('history checker across kill -9 restarts', () => {
         for (let tries = 0; ; tries++) {
           const body = { records: values.map((value) => ({ value, partition })), ...producer, sequences: [{ partition, baseSequence: sequence[partition] }] };
           const op = await history.call({ kind: 'produce', client, partition, values, idempotent: true }, () =>
-            fetch(`${url}/v1/topics/hist/records`, { method: 'POST', body: JSON.stringify(body) }),
+            fetch(`${url}/v1/topics/hist/records`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
           );
           if (op.outcome === 'ok') break;
           if (op.outcome === 'fail' && !String(op.error).startsWith('ECONN')) throw new Error(`idempotent batch refused: ${op.error}`);
