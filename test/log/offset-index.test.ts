@@ -5,7 +5,7 @@ import {
   encodeOffsetIndex,
   lookupOffsetIndex,
 } from '../../lib/log/offset-index.js';
-import { segmentObjectKey } from '../../lib/log/segment-name.js';
+import { intakeObjectKey, parseIntakeObjectKey, partitionObjectPrefix, segmentObjectKey } from '../../lib/log/segment-name.js';
 
 describe('OffsetIndex', () => {
   it('adds an entry when more than index.interval.bytes were appended since the last one, as LogSegment.append does', () => {
@@ -42,9 +42,32 @@ describe('OffsetIndex', () => {
   });
 });
 
+const orders = { name: 'orders', id: 'Zx3kQ9aTR0mS2bLw5nY8uA' };
+
 describe('segment object names', () => {
-  it('follow <prefix>/<topic>/<partition>/<base, 20 digits>-<segment id><suffix>, with no leading slash for an empty prefix', () => {
-    expect(segmentObjectKey('', 'orders', 3, 42, '7-abc', '.log')).toBe('orders/3/00000000000000000042-7-abc.log');
-    expect(segmentObjectKey('env/dev', 'orders', 0, 0, '1-x', '.index')).toBe('env/dev/orders/0/00000000000000000000-1-x.index');
+  it('follow <prefix>/<topic>-<topic id>/<partition>/<base, 20 digits>-<segment id><suffix>, with no leading slash for an empty prefix', () => {
+    expect(segmentObjectKey('', orders, 3, 42, '7-abc', '.log')).toBe('orders-Zx3kQ9aTR0mS2bLw5nY8uA/3/00000000000000000042-7-abc.log');
+    expect(segmentObjectKey('env/dev', orders, 0, 0, '1-x', '.index')).toBe('env/dev/orders-Zx3kQ9aTR0mS2bLw5nY8uA/0/00000000000000000000-1-x.index');
+  });
+
+  it('differ between a topic and its re-created successor (a new topic id), so their objects never mix', () => {
+    const successor = { name: 'orders', id: 'Q1w2E3r4T5y6U7i8O9p0Aa' };
+    expect(segmentObjectKey('', successor, 3, 42, '7-abc', '.log')).not.toBe(segmentObjectKey('', orders, 3, 42, '7-abc', '.log'));
+  });
+
+  it('keep partition folders apart: partition 1 is not a prefix of partition 10', () => {
+    expect(segmentObjectKey('', orders, 10, 0, '1-x', '.log').startsWith(partitionObjectPrefix('', orders, 1))).toBe(false);
+  });
+});
+
+describe('intake object names', () => {
+  it('are unique per request, under _intake/<hour>/, and parse back to their time and id', () => {
+    const ms = Date.UTC(2026, 10, 30, 11, 5, 0);
+    const a = intakeObjectKey('env', ms);
+    const b = intakeObjectKey('env', ms);
+    expect(a).not.toBe(b);
+    expect(a).toMatch(/^env\/_intake\/2026-11-30T11\/\d+-[0-9a-f]{16}\.log$/);
+    expect(parseIntakeObjectKey('env', a)).toEqual({ ms, id: a.slice(-20, -4) });
+    expect(parseIntakeObjectKey('env', segmentObjectKey('env', orders, 0, 0, '1-x', '.log'))).toBeUndefined();
   });
 });
