@@ -13,15 +13,19 @@
 // Concurrent spillers therefore settle on one item, nothing is lost (an entry leaves the tail only
 // after an item lists it) and nothing is listed twice (the offsets of tail and items never overlap:
 // readers take offsets >= tailBase from the tail, below it from items). A spiller that dies
-// between 1 and 2 leaves an item the next spiller adopts.
+// between 1 and 2 leaves an item the next spiller adopts (moving its createdAt to the adoption when
+// it is old: merges wait a grace period from createdAt before they may free its key).
 import type { SluiceContext } from '../context.js';
-import { getSegmentItem, putSpillItem } from '../metadata/manifest.js';
+import { getSegmentItem, putSpillItem, touchSpillItem } from '../metadata/manifest.js';
 import { removeSpilledEntries } from '../metadata/partition-state.js';
 import type { PartitionState, SegmentItem, TopicRef } from '../metadata/types.js';
 import { decodeEntries, entriesCount } from './manifest-entry.js';
 
 /** Entries STATE's tail may hold: about 55 bytes each, so STATE stays within design.md's 2 KB budget. */
 export const TAIL_MAX_ENTRIES = 8;
+
+/** An adopted spill older than this has its createdAt moved to the adoption (see spillTail). */
+const ADOPTION_REFRESH_MS = 10_000;
 
 /** The SEG item standing for `entries` at `baseOffset`. */
 export function spillItem(ctx: SluiceContext, baseOffset: number, entries: readonly string[]): SegmentItem {
@@ -58,6 +62,9 @@ export async function spillTail(ctx: SluiceContext, topic: TopicRef, state: Part
     const existing = await getSegmentItem(ctx, topic, partition, tailBase);
     // Gone again: tailBase moved on and retention removed it; nothing to do at this base.
     if (!existing?.entries) return false;
+    // Left by a spiller that died before removing its entries: restart the grace period merges
+    // wait from it, so a spill put that read this tailBase cannot land after a merge freed the key.
+    if (ctx.now() - existing.createdAt > ADOPTION_REFRESH_MS && !(await touchSpillItem(ctx, topic, partition, existing, ctx.now()))) return false;
     entries = existing.entries;
   }
   return removeSpilledEntries(ctx, topic, partition, tailBase, entries, entriesCount(entries));

@@ -3,13 +3,14 @@
 // write to them is a named function here:
 //
 //   putSpillItem         a spill (any process): create only, never overwrite (design rule 2)
+//   touchSpillItem       adopting an old spill (any process): its createdAt only
 //   replaceSegmentItem   a merge's swap (partition leader): only the exact item seen
 //   deleteSegmentItem    a merge or retention (partition leader): only the exact item seen
 //
 // Items below the tailBase a reader saw are committed; an item at or above it may be a pending
 // spill, which readers never use (they take those offsets from the tail). All reads are strongly
 // consistent.
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { SluiceContext } from '../context.js';
 import { isConditionalCheckFailed } from './aws-errors.js';
 import { SEGMENT_PREFIX, partitionPk, segmentKey, segmentSk } from './keys.js';
@@ -61,6 +62,30 @@ export async function putSpillItem(ctx: SluiceContext, topic: TopicRef, partitio
   try {
     await ctx.ddb.send(
       new PutCommand({ TableName: ctx.table, Item: toItem(topic, partition, item), ConditionExpression: 'attribute_not_exists(pk)' }),
+    );
+    return true;
+  } catch (e) {
+    if (isConditionalCheckFailed(e)) return false;
+    throw e;
+  }
+}
+
+/**
+ * Moves a spilled item's `createdAt` to `now` if it is still exactly `seen`: an adopter of an old
+ * spill (lib/log/spill.ts) does so before its entries leave the tail, because merges wait a grace
+ * period from createdAt before they may delete the item's key, and a spill put still in flight
+ * from before the adoption must meet the key occupied. False when the item changed or is gone.
+ */
+export async function touchSpillItem(ctx: SluiceContext, topic: TopicRef, partition: number, seen: SegmentItem, now: number): Promise<boolean> {
+  try {
+    await ctx.ddb.send(
+      new UpdateCommand({
+        TableName: ctx.table,
+        Key: segmentKey(topic, partition, seen.baseOffset),
+        ConditionExpression: 'objectKey = :seen AND lastOffset = :seenLast',
+        UpdateExpression: 'SET createdAt = :now',
+        ExpressionAttributeValues: { ':seen': seen.objectKey, ':seenLast': seen.lastOffset, ':now': now },
+      }),
     );
     return true;
   } catch (e) {
