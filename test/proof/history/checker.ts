@@ -1,13 +1,19 @@
 // Checks a recorded History against the final log of each partition (read after the run): the
 // log is linearizable as a per-partition append-only sequence.
 //   1. acknowledged ⇒ present: every ok produce's values are at its baseOffset, in order;
-//   2. nothing definitely refused is present; an unknown (info) produce is present whole or not at all;
+//   2. nothing definitely refused is present; an unknown (info) produce is present whole or not at
+//      all; nothing present was never produced;
 //   3. no duplicates: no value appears twice (idempotent retries re-send the same values);
-//   4. order = acknowledgement order: if A completed before B was invoked, A's offset < B's
-//      (also for unknown produces that landed: everything acknowledged before they were sent precedes them);
+//   4. order = acknowledgement order: if A completed before B was first sent, A's offset < B's
+//      (also for unknown produces that landed: everything acknowledged before they were sent precedes
+//      them; a batch re-sent by an idempotent producer counts from its first sending);
 //   5. fetches never show uncommitted data: every record a fetch returned is, in the final log, at
 //      that offset with that value; a fetch sees every append acknowledged before it was invoked
-//      (its high watermark is at least that append's end) and none invoked after it completed.
+//      (its high watermark is at least that append's end) and none invoked after it completed;
+//   6. reads never go backwards: a fetch invoked after another fetch of the partition completed
+//      (any client, any server) never answers a lower high watermark;
+//   7. the leaderless protocol has no partition leader for appends: no produce is refused with
+//      NOT_LEADER_OR_FOLLOWER.
 import type { FetchOp, HistoryOp, ProduceOp } from './history.js';
 
 export interface CheckReport {
@@ -19,6 +25,9 @@ export function checkHistory(ops: readonly HistoryOp[], finalLogs: ReadonlyMap<n
   const errors: string[] = [];
   const fail = (m: string) => errors.length < 50 && errors.push(m);
   const counts: Record<string, number> = { produceOk: 0, produceFail: 0, produceInfo: 0, produceInfoLanded: 0, fetchOk: 0, recordsFetched: 0 };
+  for (const op of ops) {
+    if (op.kind === 'produce' && String(op.error).includes('NOT_LEADER_OR_FOLLOWER')) fail(`p${op.partition}: produce ${op.values[0]} refused with ${op.error}: appends have no leader`);
+  }
 
   for (const [partition, log] of finalLogs) {
     const offsetOf = new Map<string, number>();
@@ -29,8 +38,13 @@ export function checkHistory(ops: readonly HistoryOp[], finalLogs: ReadonlyMap<n
     const produces = ops.filter((o): o is ProduceOp => o.kind === 'produce' && o.partition === partition);
     // Where each produce landed (undefined = not in the log).
     const landedAt = new Map<ProduceOp, number>();
+    const produced = new Set(produces.flatMap((o) => o.values));
+    log.forEach((v, i) => {
+      if (!produced.has(v)) fail(`p${partition}: ${v} at ${i} was never produced`);
+    });
     for (const op of produces) {
-      const at = offsetOf.get(op.values[0]);
+      const firstPresent = op.values.findIndex((v) => offsetOf.has(v));
+      const at = firstPresent < 0 ? undefined : offsetOf.get(op.values[firstPresent])! - firstPresent;
       if (op.outcome === 'ok') {
         counts.produceOk++;
         if (at !== op.baseOffset) fail(`p${partition}: acknowledged ${op.values[0]} at ${op.baseOffset}, final log has it at ${at}`);
@@ -51,13 +65,28 @@ export function checkHistory(ops: readonly HistoryOp[], finalLogs: ReadonlyMap<n
     }
     const acked = produces.filter((o) => o.outcome === 'ok').sort((a, b) => a.complete - b.complete);
     for (const b of landedAt.keys()) {
+      // A batch sent more than once (an idempotent retry) may have landed by its first sending.
+      const sent = firstSent.get(b.values[0])!;
       for (const a of acked) {
-        if (a.complete >= b.invoke) break;
+        if (a.complete >= sent) break;
         if (a.values[0] === b.values[0]) continue;
         if (a.baseOffset! >= landedAt.get(b)!) fail(`p${partition}: ${a.values[0]} acknowledged before ${b.values[0]} was sent, but at ${a.baseOffset} >= ${landedAt.get(b)}`);
       }
     }
-    for (const f of ops.filter((o): o is FetchOp => o.kind === 'fetch' && o.partition === partition && o.outcome === 'ok')) {
+    const fetches = ops.filter((o): o is FetchOp => o.kind === 'fetch' && o.partition === partition && o.outcome === 'ok');
+    // Reads never go backwards: sweep fetches by invocation, knowing the highest watermark of those completed before.
+    const byComplete = [...fetches].sort((a, b) => a.complete - b.complete);
+    let done = 0;
+    let highest: FetchOp | undefined;
+    for (const g of [...fetches].sort((a, b) => a.invoke - b.invoke)) {
+      for (; done < byComplete.length && byComplete[done].complete < g.invoke; done++) {
+        if (!highest || byComplete[done].highWatermark! > highest.highWatermark!) highest = byComplete[done];
+      }
+      if (highest && g.highWatermark! < highest.highWatermark!) {
+        fail(`p${partition}: a fetch invoked at ${g.invoke.toFixed(1)} saw highWatermark ${g.highWatermark}, below the ${highest.highWatermark} a fetch completed at ${highest.complete.toFixed(1)} saw (reads went backwards)`);
+      }
+    }
+    for (const f of fetches) {
       counts.fetchOk++;
       for (const r of f.records!) {
         counts.recordsFetched++;

@@ -2,7 +2,9 @@
 // with its invoke and completion time (monotonic, ms) and its outcome:
 //   ok    the service answered 2xx
 //   fail  definitely not applied: a 4xx refusal, or the connection was refused (never reached)
-//   info  unknown: a 5xx/429, a reset connection or a timeout (the service may have applied it)
+//   info  unknown: a 5xx/429 (REQUEST_TIMED_OUT, THROTTLING, UNKNOWN_SERVER_ERROR: the service may
+//         have applied it), a reset connection or a timeout
+// `server` names the process that served the request (several may share one store).
 import { performance } from 'node:perf_hooks';
 
 export type Outcome = 'ok' | 'fail' | 'info';
@@ -13,10 +15,12 @@ export interface ProduceOp {
   readonly partition: number;
   readonly values: readonly string[];
   readonly idempotent: boolean;
+  readonly server?: number;
   readonly invoke: number;
   complete: number;
   outcome: Outcome;
   baseOffset?: number;
+  /** The error code of a refusal (or the connection error). */
   error?: string;
 }
 
@@ -25,6 +29,7 @@ export interface FetchOp {
   readonly client: number;
   readonly partition: number;
   readonly offset: number;
+  readonly server?: number;
   readonly invoke: number;
   complete: number;
   outcome: Outcome;
