@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Sluice } from '../../lib/client/sluice.js';
 import { SluiceClientError } from '../../lib/client/errors.js';
 import type { ProduceReply } from '../../lib/client/wire.js';
+import { readBatchHeader } from '../../lib/records/index.js';
 import { RecordingTransport, readTopic, startHarness, topicName, type Harness } from './harness.js';
 
 let harness: Harness;
@@ -54,6 +55,7 @@ describe('idempotent producer', () => {
     const values = [...log.values()].flat().map((r) => r.value);
     expect(values.sort()).toEqual(['before', ...messages.map((m) => m.value)].sort());
     for (const o of lost[0].offsets) {
+      if (!('baseOffset' in o)) throw new Error(`partition ${o.partition} failed: ${o.error?.code}`);
       const atOriginal = log.get(o.partition)!.filter((r) => r.offset >= o.baseOffset && r.offset < o.baseOffset + o.count);
       expect(atOriginal).toHaveLength(o.count);
     }
@@ -85,5 +87,51 @@ describe('idempotent producer', () => {
       for (const r of records) byKey.set(r.key!, [...(byKey.get(r.key!) ?? []), Number(r.value!.slice(1))]);
       for (const seq of byKey.values()) expect(seq).toEqual([...seq].sort((a, b) => a - b));
     }
+  });
+
+  it('is idempotent by default, as Kafka producers are since 3.0; idempotent: false opts out', async () => {
+    const transport = new RecordingTransport(harness.url);
+    const sluice = new Sluice({ transport });
+    const topic = topicName();
+    await sluice.admin().createTopics({ topics: [{ topic, numPartitions: 1 }] });
+    const producerIdOf = () => {
+      const produce = transport.requests.filter((r) => r.op === 'produce').at(-1)!;
+      // frame = [int32 partition][RecordBatch]: the batch header's producerId follows 43 bytes in
+      return readBatchHeader((produce.batches as Buffer).subarray(4)).producerId;
+    };
+    const byDefault = sluice.producer();
+    await byDefault.connect();
+    await byDefault.send({ topic, messages: [{ value: 'a' }] });
+    expect(producerIdOf()).toBeGreaterThan(0);
+    expect(transport.requests.some((r) => r.op === 'initProducerId')).toBe(true);
+
+    const plain = sluice.producer({ idempotent: false });
+    await plain.connect();
+    await plain.send({ topic, messages: [{ value: 'b' }] });
+    expect(producerIdOf()).toBe(-1);
+  });
+
+  it('starts again under a fresh producer id when the server dropped its idle entry (UNKNOWN_PRODUCER_ID)', async () => {
+    const transport = new RecordingTransport(harness.url);
+    const sluice = new Sluice({ transport });
+    const topic = topicName();
+    await sluice.admin().createTopics({ topics: [{ topic, numPartitions: 1 }] });
+    const producer = sluice.producer();
+    await producer.connect();
+    await producer.send({ topic, messages: [{ value: 'first' }] });
+    let refused = 0;
+    transport.intercept = async (request, forward) => {
+      if (request.op === 'produce' && refused === 0) {
+        refused++;
+        throw new SluiceClientError('UNKNOWN_PRODUCER_ID', 'no state for this producer', { retriable: false, status: 409 });
+      }
+      return forward();
+    };
+    const [sent] = await producer.send({ topic, messages: [{ value: 'second' }] });
+    expect(refused).toBe(1);
+    expect(sent).toMatchObject({ partition: 0, baseOffset: 1, count: 1 });
+    const ids = transport.requests.filter((r) => r.op === 'initProducerId');
+    expect(ids).toHaveLength(2);
+    expect([...(await readTopic(transport, topic)).values()].flat().map((r) => r.value)).toEqual(['first', 'second']);
   });
 });

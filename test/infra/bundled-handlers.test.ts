@@ -29,7 +29,6 @@ beforeAll(async () => {
     SLUICE_BUCKET: bundledStore.bucket,
     SLUICE_TABLE: bundledStore.table,
     SLUICE_LEASE_MS: String(bundledStore.leaseMs),
-    SLUICE_LEASE_WAIT_MS: String(bundledStore.leaseWaitMs),
     SLUICE_GRACE_MS: String(bundledStore.graceMs),
     AWS_ENDPOINT_URL_S3: inject('s3Endpoint'),
     AWS_ENDPOINT_URL_DYNAMODB: inject('dynamodbEndpoint'),
@@ -164,11 +163,16 @@ const STEPS: Step[] = [
   { fn: 'admin', method: 'GET', path: '/v2/topics', routePath: '$default' },
 ];
 
+/** Each store gives its topic a random id: the answers match but for it. */
+function withoutTopicIds<T>(answer: T): T {
+  return JSON.parse(JSON.stringify(answer), (key, value) => (key === 'topicId' ? 'ID' : value)) as T;
+}
+
 describe('bundled handlers', () => {
   it('answer API Gateway v2 events exactly as the local server answers the same requests', async () => {
     const statuses: number[] = [];
     for (const step of STEPS) {
-      const [bundled, local] = [await viaBundle(step), await viaLocalServer(step)];
+      const [bundled, local] = [await viaBundle(step), await viaLocalServer(step)].map(withoutTopicIds);
       expect(bundled, `${step.method} ${step.path}`).toEqual(local);
       statuses.push(bundled.status);
     }
