@@ -49,7 +49,7 @@ describe('a commit whose reply is lost', () => {
     expect(state.tail).not.toContain(entryOf(lost!));
     const items = [];
     for await (const item of allSegmentItems(shared, topic, 0)) items.push(item);
-    expect(items.map((i) => i.entries?.includes(entryOf(lost!)))).toEqual([true]);
+    expect(items.map((i) => i.entries?.includes(entryOf(lost!)!))).toEqual([true]);
 
     searchRead.release();
     expect(await pending).toEqual([{ partition: 0, baseOffset: 0, count: 2 }]);

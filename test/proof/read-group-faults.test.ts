@@ -19,18 +19,19 @@ import { appendBatch, batchValues, readLog, startProcess, successorOf } from './
 describe('fault injection at every AWS call of fetch', () => {
   it('every fault: a retriable error or exactly the committed records', async () => {
     const shared = await createTestContext();
+    const r = await createTopic(shared, 'r', 1);
     const writer = startProcess(shared);
     const ledger = new Ledger();
     for (const count of [3, 1, 5, 2, 4]) {
       const values = batchValues('read', count);
-      ledger.settle(ledger.begin(0, values), await appendBatch(writer, 'r', 0, values));
+      ledger.settle(ledger.begin(0, values), await appendBatch(writer, r, 0, values));
     }
-    const expected = (await checkLogInvariants(shared, 'r', 0, ledger)).records;
+    const expected = (await checkLogInvariants(shared, r, 0, ledger)).records;
     expect(expected).toHaveLength(15);
 
     const clean = startProcess(shared);
     const calls = recordCalls(clean);
-    expect((await readLog(clean, 'r', 0, 300)).records).toEqual(expected);
+    expect((await readLog(clean, r, 0, 300)).records).toEqual(expected);
     const total = calls.calls.length;
     expect(total).toBeGreaterThan(5);
 
@@ -42,7 +43,7 @@ describe('fault injection at every AWS call of fetch', () => {
         const injection = injectAt(reader, k, kind);
         scenarios++;
         try {
-          const read = await readLog(reader, 'r', 0, 300);
+          const read = await readLog(reader, r, 0, 300);
           expect(read.records, `${kind} at call ${k}`).toEqual(expected);
         } catch (e) {
           expect(isSluiceError(e) && e.retriable, `${kind} at call ${k}: ${String(e)}`).toBe(true);
@@ -53,7 +54,7 @@ describe('fault injection at every AWS call of fetch', () => {
     }
     expect(failed).toBeGreaterThan(0);
     expect(scenarios).toBe(total * 6);
-    await checkLogInvariants(shared, 'r', 0, ledger);
+    await checkLogInvariants(shared, r, 0, ledger);
   });
 });
 
