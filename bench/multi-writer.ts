@@ -67,7 +67,7 @@ async function startSide(storage: BenchStorage, processes: number) {
   const servers = new ServerProcesses({ s3Endpoint: storage.s3Endpoint, dynamodbEndpoint: storage.dynamodbEndpoint, bucket: ctx.bucket, table: ctx.table });
   const urls = (await servers.start(processes)).map((p) => p.url);
   const topic = 'orders';
-  const created = await fetch(`${urls[0]}/v1/topics`, { method: 'POST', body: JSON.stringify({ name: topic, partitions: PARTITIONS }) });
+  const created = await fetch(`${urls[0]}/v1/topics`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: topic, partitions: PARTITIONS }) });
   if (created.status !== 201) throw new Error(`topic not created: ${created.status} ${await created.text()}`);
   const ledger = new ProduceLedger(topic, RECORDS_PER_REQUEST);
   const run = (ms: number) => ledger.run({ targets: () => urls, clients: CLIENTS, durationMs: ms });

@@ -35,7 +35,7 @@ describe('kill -9 of a server process mid-produce, then a fresh one', () => {
   it('lets the new process append at once and keeps every acknowledged record at its offset', async () => {
     const [victim, survivor] = servers!.running();
     const topic = 'payments';
-    expect((await fetch(`${victim.url}/v1/topics`, { method: 'POST', body: JSON.stringify({ name: topic, partitions: PARTITIONS }) })).status).toBe(201);
+    expect((await fetch(`${victim.url}/v1/topics`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: topic, partitions: PARTITIONS }) })).status).toBe(201);
 
     const ledger = new ProduceLedger(topic);
     const live = () => servers!.running().map((p) => p.url);

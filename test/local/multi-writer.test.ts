@@ -32,7 +32,7 @@ describe(`${PROCESSES} server processes on one storage endpoint`, () => {
     expect(urls).toHaveLength(PROCESSES);
     const topic = 'orders';
     // Created once, through one process: the others learn of it from the table, as containers do.
-    const created = await fetch(`${urls[0]}/v1/topics`, { method: 'POST', body: JSON.stringify({ name: topic, partitions: PARTITIONS }) });
+    const created = await fetch(`${urls[0]}/v1/topics`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: topic, partitions: PARTITIONS }) });
     expect(created.status).toBe(201);
 
     const ledger = new ProduceLedger(topic, RECORDS_PER_REQUEST);

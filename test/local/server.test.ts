@@ -39,7 +39,7 @@ describe('local server', () => {
     expect(fetched.body.records[0]).toMatchObject({ offset: first.offset, key: 'ключ', value: 'значение', headers: [{ key: 'h', value: '✓' }] });
     const tombstone = await request('GET', `/v1/topics/http/partitions/1/records?offset=${second.offset}&encoding=base64`);
     expect(tombstone.body.records[0]).toMatchObject({ key: null, value: null });
-    expect((await request('GET', '/v1/topics')).body.topics).toEqual([{ name: 'http', partitions: 2 }]);
+    expect((await request('GET', '/v1/topics')).body.topics).toEqual([{ name: 'http', topicId: expect.any(String), partitions: 2 }]);
     expect((await request('DELETE', '/v1/topics/http')).status).toBe(204);
   });
 
