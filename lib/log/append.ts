@@ -208,9 +208,13 @@ async function commit(ctx: SluiceContext, topic: TopicRef, w: PartitionWrite, en
       if (e instanceof UnknownOutcomeError) return resolveUnknownOutcome(ctx, topic, w, entry, startedAt, e);
       if (!isConditionalCheckFailed(e)) throw e; // a definite refusal (throttling...): nothing changed
       const state = await readPartitionState(ctx, topic, partition);
-      if (!state || state.topicId !== topic.id) {
+      if (!state) {
         throw new SluiceError('UNKNOWN_TOPIC_OR_PARTITION', `partition ${partition} of topic '${topic.name}' does not exist`, { topic: topic.name, partition });
       }
+      // Refused by `NOT contains(tail, entry)`: this very update was applied already (an earlier
+      // attempt whose failure was not definite after all). Acknowledge it where it landed.
+      const landed = state.tail.indexOf(entry);
+      if (landed >= 0) return { partition, baseOffset: state.tailBase + entriesCount(state.tail.slice(0, landed)), count: w.count };
       if (producer && producerEntry) {
         const verdict = classifyRefusedSequence(state, producer, w.count);
         if (verdict.kind === 'duplicate') return { partition, baseOffset: verdict.baseOffset, count: w.count, duplicate: true };

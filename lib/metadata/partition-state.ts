@@ -26,15 +26,19 @@ const num = (item: Record<string, unknown>, name: string): number => {
 
 /** Parses a stored STATE item; a malformed one is a clear error, never undefined behaviour. */
 export function partitionStateFromItem(item: Record<string, unknown>): PartitionState {
+  // The key names the topic, its id and the partition (keys.ts); the item does not repeat them,
+  // which keeps STATE (rewritten by every append) small whatever the topic's name.
+  const key = /^PART#(.+)#([^#]+)#(\d+)$/.exec(String(item.pk));
+  if (!key) throw new Error(`STATE item: malformed key ${JSON.stringify(item.pk)}`);
   const tail = item.tail;
   if (!Array.isArray(tail) || tail.some((e) => typeof e !== 'string')) throw new Error('STATE item: tail is not a list of strings');
   const producers = (item.producers ?? {}) as Record<string, ProducerEntry>;
   const producerBases = (item.producerBases ?? {}) as Record<string, number>;
   if (typeof producers !== 'object' || typeof producerBases !== 'object') throw new Error('STATE item: producer maps are malformed');
   return {
-    topic: String(item.topic),
-    topicId: String(item.topicId),
-    partition: num(item, 'partition'),
+    topic: key[1],
+    topicId: key[2],
+    partition: Number(key[3]),
     nextOffset: num(item, 'nextOffset'),
     logStartOffset: num(item, 'logStartOffset'),
     tailBase: num(item, 'tailBase'),
@@ -80,9 +84,6 @@ export async function createPartitionStates(ctx: SluiceContext, topic: TopicRef,
           TableName: ctx.table,
           Item: {
             ...stateKey(topic, partition),
-            topic: topic.name,
-            topicId: topic.id,
-            partition,
             nextOffset: 0,
             logStartOffset: 0,
             tailBase: 0,
@@ -123,7 +124,8 @@ export interface AppendEntryRequest {
 }
 
 /**
- * Step 2 of the append protocol: `nextOffset += count, tail += [entry]`, if the topic id matches,
+ * Step 2 of the append protocol: `nextOffset += count, tail += [entry]`, if the item exists (its
+ * key carries the topic id, so a writer of a deleted topic finds none),
  * the tail has room and (idempotent producer) the sequence continues the producer's last batch:
  * sequence 0 needs no entry or one of an older producer epoch; any other needs the same epoch and
  * the previous sequence as its last. Returns the STATE as it was before the update: its nextOffset
@@ -136,14 +138,12 @@ export interface AppendEntryRequest {
  */
 export async function appendEntry(ctx: SluiceContext, req: AppendEntryRequest): Promise<PartitionState> {
   const names: Record<string, string> = {
-    '#topicId': 'topicId',
     '#nextOffset': 'nextOffset',
     '#tail': 'tail',
     '#bytes': 'bytes',
     '#segments': 'segments',
   };
   const values: Record<string, unknown> = {
-    ':topicId': req.topic.id,
     ':count': req.count,
     ':entryList': [req.entry],
     ':entry': req.entry,
@@ -151,7 +151,7 @@ export async function appendEntry(ctx: SluiceContext, req: AppendEntryRequest): 
     ':one': 1,
     ':maxTail': req.maxTailEntries,
   };
-  let condition = '#topicId = :topicId AND size(#tail) < :maxTail AND NOT contains(#tail, :entry)';
+  let condition = 'attribute_exists(pk) AND size(#tail) < :maxTail AND NOT contains(#tail, :entry)';
   let update = 'SET #nextOffset = #nextOffset + :count, #tail = list_append(#tail, :entryList), #bytes = #bytes + :bytes, #segments = #segments + :one';
   const producer = req.producer;
   if (producer) {
@@ -205,10 +205,10 @@ export async function removeSpilledEntries(
       new UpdateCommand({
         TableName: ctx.table,
         Key: stateKey(topic, partition),
-        ConditionExpression: '#topicId = :topicId AND #tailBase = :tailBase AND size(#tail) >= :n',
+        ConditionExpression: 'attribute_exists(pk) AND #tailBase = :tailBase AND size(#tail) >= :n',
         UpdateExpression: `REMOVE ${indexes.map((i) => `#tail[${i}]`).join(', ')} SET #tailBase = #tailBase + :count, #segments = #segments + :fold`,
-        ExpressionAttributeNames: { '#topicId': 'topicId', '#tailBase': 'tailBase', '#tail': 'tail', '#segments': 'segments' },
-        ExpressionAttributeValues: { ':topicId': topic.id, ':tailBase': tailBase, ':n': entries.length, ':count': count, ':fold': 1 - entries.length },
+        ExpressionAttributeNames: { '#tailBase': 'tailBase', '#tail': 'tail', '#segments': 'segments' },
+        ExpressionAttributeValues: { ':tailBase': tailBase, ':n': entries.length, ':count': count, ':fold': 1 - entries.length },
       }),
     );
     return true;
@@ -243,10 +243,10 @@ export async function acquirePartitionLease(
       new UpdateCommand({
         TableName: ctx.table,
         Key: stateKey(topic, partition),
-        ConditionExpression: '#topicId = :topicId AND (attribute_not_exists(#owner) OR #expiresAt < :now OR #owner = :me)',
+        ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(#owner) OR #expiresAt < :now OR #owner = :me)',
         UpdateExpression: 'SET #owner = :me, #epoch = #epoch + :one, #expiresAt = :exp',
-        ExpressionAttributeNames: { '#topicId': 'topicId', '#owner': 'owner', '#epoch': 'epoch', '#expiresAt': 'expiresAt' },
-        ExpressionAttributeValues: { ':topicId': topic.id, ':me': ctx.ownerId, ':now': now, ':exp': now + leaseMs, ':one': 1 },
+        ExpressionAttributeNames: { '#owner': 'owner', '#epoch': 'epoch', '#expiresAt': 'expiresAt' },
+        ExpressionAttributeValues: { ':me': ctx.ownerId, ':now': now, ':exp': now + leaseMs, ':one': 1 },
         ReturnValues: 'ALL_NEW',
       }),
     );
@@ -277,10 +277,10 @@ async function leaderUpdate(
       new UpdateCommand({
         TableName: ctx.table,
         Key: stateKey(lease.topic, lease.partition),
-        ConditionExpression: `#topicId = :topicId AND #epoch = :epoch AND #owner = :me${extraCondition}`,
+        ConditionExpression: `#epoch = :epoch AND #owner = :me${extraCondition}`,
         UpdateExpression: update,
-        ExpressionAttributeNames: { '#topicId': 'topicId', '#epoch': 'epoch', '#owner': 'owner', ...names },
-        ExpressionAttributeValues: { ':topicId': lease.topic.id, ':epoch': lease.epoch, ':me': ctx.ownerId, ...values },
+        ExpressionAttributeNames: { '#epoch': 'epoch', '#owner': 'owner', ...names },
+        ExpressionAttributeValues: { ':epoch': lease.epoch, ':me': ctx.ownerId, ...values },
       }),
     );
     return true;
@@ -322,9 +322,9 @@ export async function removeIdleProducers(
   idle: readonly { readonly producerId: string; readonly lastUpdated: number }[],
 ): Promise<boolean> {
   if (idle.length === 0) return true;
-  const names: Record<string, string> = { '#topicId': 'topicId', '#producers': 'producers', '#bases': 'producerBases', '#t': 'lastUpdated' };
-  const values: Record<string, unknown> = { ':topicId': topic.id };
-  const conditions = ['#topicId = :topicId'];
+  const names: Record<string, string> = { '#producers': 'producers', '#bases': 'producerBases', '#t': 'lastUpdated' };
+  const values: Record<string, unknown> = {};
+  const conditions = ['attribute_exists(pk)'];
   const removes: string[] = [];
   idle.forEach(({ producerId, lastUpdated }, i) => {
     names[`#p${i}`] = producerId;

@@ -183,11 +183,9 @@ describe('idempotent producer', () => {
     expect(largest, `largest STATE seen: ${largest} bytes`).toBeLessThanOrEqual(2048);
   });
 
-  // KNOWN EXCEEDANCE (reported): the topic name is stored twice in STATE (in the key
-  // PART#<topic>#<id>#<p> and as the `topic` attribute), so Kafka's longest legal name (249
-  // characters) adds ~500 bytes and the same worst case reaches ~2.2 KB (3 write units per append).
-  // it.fails: this turns red once STATE stays within budget here too; then make it a plain `it`.
-  it.fails('no input grows STATE past 2 KB, even under the longest topic name Kafka allows', async () => {
+  // The topic name is in STATE's key only (PART#<topic>#<id>#<p>), so Kafka's longest legal name
+  // (249 characters) still fits the budget.
+  it('no input grows STATE past 2 KB, even under the longest topic name Kafka allows', async () => {
     const ctx = await createTestContext();
     const { largest } = await fillStateToTheBrim(ctx, 'x'.repeat(MAX_TOPIC_NAME_LENGTH));
     expect(largest, `largest STATE seen: ${largest} bytes`).toBeLessThanOrEqual(2048);

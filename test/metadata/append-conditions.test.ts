@@ -22,9 +22,6 @@ const topic: TopicRef = { name: 't', id: 'TOPICID' };
 const stateItem = (over: Partial<PartitionState> = {}) => ({
   pk: 'PART#t#TOPICID#0',
   sk: 'STATE',
-  topic: 't',
-  topicId: 'TOPICID',
-  partition: 0,
   nextOffset: 7,
   logStartOffset: 0,
   tailBase: 0,
@@ -49,7 +46,7 @@ const ENTRY = '2,0,100,1000,0,0,iabcdef0123456789';
 const producerEntry = (baseSequence: number) => ({ producerEpoch: 3, baseSequence, lastSequence: baseSequence + 1, count: 2, lastUpdated: 1000 });
 
 describe('appendEntry sends one conditional UpdateItem', () => {
-  it('plain batch: topic id, tail room and entry-not-yet-listed; nextOffset += count and list_append; returns the old STATE', async () => {
+  it('plain batch: item exists (its key carries the topic id), tail room and entry-not-yet-listed; nextOffset += count and list_append; returns the old STATE', async () => {
     const { ctx, mock } = mockedContext();
     mock.on(UpdateCommand).resolves({ Attributes: stateItem() });
     const before = await appendEntry(ctx, { topic, partition: 0, entry: ENTRY, count: 2, bytes: 100, maxTailEntries: 8 });
@@ -58,11 +55,11 @@ describe('appendEntry sends one conditional UpdateItem', () => {
     expect(calls).toHaveLength(1);
     const input = calls[0].args[0].input;
     expect(input.Key).toEqual({ pk: 'PART#t#TOPICID#0', sk: 'STATE' });
-    expect(input.ConditionExpression).toBe('#topicId = :topicId AND size(#tail) < :maxTail AND NOT contains(#tail, :entry)');
+    expect(input.ConditionExpression).toBe('attribute_exists(pk) AND size(#tail) < :maxTail AND NOT contains(#tail, :entry)');
     expect(input.UpdateExpression).toBe(
       'SET #nextOffset = #nextOffset + :count, #tail = list_append(#tail, :entryList), #bytes = #bytes + :bytes, #segments = #segments + :one',
     );
-    expect(input.ExpressionAttributeValues).toMatchObject({ ':topicId': 'TOPICID', ':count': 2, ':entryList': [ENTRY], ':entry': ENTRY, ':maxTail': 8 });
+    expect(input.ExpressionAttributeValues).toMatchObject({ ':count': 2, ':entryList': [ENTRY], ':entry': ENTRY, ':maxTail': 8 });
     expect(input.ReturnValues).toBe('ALL_OLD');
     expect(JSON.stringify(input)).not.toMatch(/producer/i);
   });
@@ -81,7 +78,7 @@ describe('appendEntry sends one conditional UpdateItem', () => {
     });
     const input = mock.commandCalls(UpdateCommand)[0].args[0].input;
     expect(input.ConditionExpression).toBe(
-      '#topicId = :topicId AND size(#tail) < :maxTail AND NOT contains(#tail, :entry)' +
+      'attribute_exists(pk) AND size(#tail) < :maxTail AND NOT contains(#tail, :entry)' +
         ' AND ((attribute_not_exists(#producers.#pid) AND size(#producers) < :maxProducers) OR #producers.#pid.#pEpoch < :pEpoch)',
     );
     expect(input.UpdateExpression).toMatch(/, #producers\.#pid = :producer, #bases\.#pid = #nextOffset$/);
@@ -105,7 +102,7 @@ describe('appendEntry sends one conditional UpdateItem', () => {
     });
     const input = mock.commandCalls(UpdateCommand)[0].args[0].input;
     expect(input.ConditionExpression).toBe(
-      '#topicId = :topicId AND size(#tail) < :maxTail AND NOT contains(#tail, :entry) AND #producers.#pid.#pEpoch = :pEpoch AND #producers.#pid.#pLast = :prevSeq',
+      'attribute_exists(pk) AND size(#tail) < :maxTail AND NOT contains(#tail, :entry) AND #producers.#pid.#pEpoch = :pEpoch AND #producers.#pid.#pLast = :prevSeq',
     );
     expect(input.ExpressionAttributeValues).toMatchObject({ ':pEpoch': 3, ':prevSeq': 4 });
     expect(input.ExpressionAttributeValues).not.toHaveProperty(':maxProducers');
@@ -122,14 +119,14 @@ describe('appendEntry sends one conditional UpdateItem', () => {
 });
 
 describe('the spill', () => {
-  it('removeSpilledEntries removes the indexes in descending order, conditioned on tailBase and the topic id', async () => {
+  it('removeSpilledEntries removes the indexes in descending order, conditioned on tailBase and the item existing', async () => {
     const { ctx, mock } = mockedContext();
     mock.on(UpdateCommand).resolves({});
     expect(await removeSpilledEntries(ctx, topic, 0, 16, ['a', 'b', 'c', 'd'], 9)).toBe(true);
     const input = mock.commandCalls(UpdateCommand)[0].args[0].input;
     expect(input.UpdateExpression).toBe('REMOVE #tail[3], #tail[2], #tail[1], #tail[0] SET #tailBase = #tailBase + :count, #segments = #segments + :fold');
-    expect(input.ConditionExpression).toBe('#topicId = :topicId AND #tailBase = :tailBase AND size(#tail) >= :n');
-    expect(input.ExpressionAttributeValues).toEqual({ ':topicId': 'TOPICID', ':tailBase': 16, ':n': 4, ':count': 9, ':fold': -3 });
+    expect(input.ConditionExpression).toBe('attribute_exists(pk) AND #tailBase = :tailBase AND size(#tail) >= :n');
+    expect(input.ExpressionAttributeValues).toEqual({ ':tailBase': 16, ':n': 4, ':count': 9, ':fold': -3 });
   });
 
   it('removeSpilledEntries answers false when refused (someone else spilled first)', async () => {
