@@ -15,7 +15,7 @@
 // lost reply) is never re-sent: the request's entry (its intake object is unique) is looked for
 // in the tail and in SEG items spilled since; not found is a retriable REQUEST_TIMED_OUT, as a
 // Kafka broker answers, and only an idempotent producer's retry is then exactly-once.
-import { SluiceError } from '../api/errors.js';
+import { SluiceError, isSluiceError } from '../api/errors.js';
 import type { SluiceContext } from '../context.js';
 import { isConditionalCheckFailed, toSluiceError } from '../metadata/aws-errors.js';
 import { segmentItemsDownFrom } from '../metadata/manifest.js';
@@ -205,7 +205,14 @@ async function commit(ctx: SluiceContext, topic: TopicRef, w: PartitionWrite, en
         producer: producer && producerEntry && { producerId: producer.producerId, entry: producerEntry, maxProducers: MAX_PRODUCERS_PER_PARTITION },
       });
     } catch (e) {
-      if (e instanceof UnknownOutcomeError) return resolveUnknownOutcome(ctx, topic, w, entry, startedAt, e);
+      if (e instanceof UnknownOutcomeError) {
+        // Whatever fails while resolving, the update may have landed: never a definite refusal.
+        return resolveUnknownOutcome(ctx, topic, w, entry, startedAt, e).catch((failure: unknown) => {
+          throw isSluiceError(failure) && failure.code === 'REQUEST_TIMED_OUT'
+            ? failure
+            : new SluiceError('REQUEST_TIMED_OUT', `append to ${topic.name}-${partition}: ${e.message}; it may still be applied`);
+        });
+      }
       if (!isConditionalCheckFailed(e)) throw e; // a definite refusal (throttling...): nothing changed
       const state = await readPartitionState(ctx, topic, partition);
       if (!state) {
