@@ -2,9 +2,11 @@
 // CRC-32C of every batch (a corrupt batch is CORRUPT_MESSAGE, never data) and that each batch's
 // offsets lie inside the manifest item it was read for.
 import { SluiceError } from '../api/errors.js';
+import { MAX_MESSAGE_BYTES_LIMIT } from '../metadata/topics.js';
 import type { ManifestRange } from '../metadata/types.js';
 import {
   CorruptRecordError,
+  DecompressedSizeError,
   type DecodedBatch,
   LOG_OVERHEAD,
   type RecordBatchHeader,
@@ -17,8 +19,15 @@ export function batchSizeAt(buf: Buffer, position: number): number | undefined {
   return buf.length - position >= LOG_OVERHEAD ? LOG_OVERHEAD + buf.readInt32BE(position + 8) : undefined;
 }
 
+/**
+ * What one stored batch may decompress to: produce refuses any batch whose records exceed the
+ * largest max.message.bytes a topic may have, so a stored batch beyond it is corrupt (or written
+ * before that check existed) and is refused rather than inflated without bound.
+ */
+const MAX_DECOMPRESSED_BATCH_BYTES = MAX_MESSAGE_BYTES_LIMIT;
+
 export function decodeBatchOf(item: ManifestRange, buf: Buffer, position: number): DecodedBatch {
-  const batch = asCorrupt(item, () => decodeRecordBatch(buf, position));
+  const batch = asCorrupt(item, () => decodeRecordBatch(buf, position, { maxDecompressedBytes: MAX_DECOMPRESSED_BATCH_BYTES }));
   checkInsideItem(item, batch.header);
   return batch;
 }
@@ -34,7 +43,7 @@ function asCorrupt<T>(item: ManifestRange, read: () => T): T {
   try {
     return read();
   } catch (e) {
-    if (e instanceof CorruptRecordError || e instanceof RangeError) {
+    if (e instanceof CorruptRecordError || e instanceof DecompressedSizeError || e instanceof RangeError) {
       throw new SluiceError('CORRUPT_MESSAGE', `segment ${item.objectKey}: ${e.message}`, { objectKey: item.objectKey });
     }
     throw e;
