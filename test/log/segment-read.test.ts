@@ -76,9 +76,9 @@ async function writeMergedSegment(ctx: SluiceContext, topic: TopicRef, batches: 
       TableName: ctx.table,
       Key: stateKey(topic, 0),
       UpdateExpression: 'SET nextOffset = :n, tailBase = :n, #bytes = :b',
-      ConditionExpression: 'topicId = :id AND nextOffset = :zero',
+      ConditionExpression: 'attribute_exists(pk) AND nextOffset = :zero',
       ExpressionAttributeNames: { '#bytes': 'bytes' },
-      ExpressionAttributeValues: { ':n': count, ':b': log.length, ':id': topic.id, ':zero': 0 },
+      ExpressionAttributeValues: { ':n': count, ':b': log.length, ':zero': 0 },
     }),
   );
   return { item, index: index.toBuffer() };
