@@ -40,7 +40,7 @@ import {
   decodeRecordBatch,
   validateRecordBatch,
 } from '../records/index.js';
-import { SluiceError } from './errors.js';
+import { SluiceError } from '../errors.js';
 
 export const RECORD_BATCHES_MEDIA_TYPE = 'application/vnd.sluice.record-batches';
 

@@ -1,6 +1,6 @@
 // Key, value and header-value bytes travel in JSON as strings: UTF-8 text by default, or
 // base64 when the request says `encoding: "base64"` (binary-safe). null stays null (a tombstone).
-import { SluiceError } from './errors.js';
+import { SluiceError } from '../errors.js';
 import type { Encoding } from './validation.js';
 
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;

@@ -28,7 +28,7 @@ import {
 import { heartbeat, joinGroup, leaveGroup } from '../groups/membership.js';
 import { commitOffsets, fetchOffsetsWithLag, MAX_OFFSET_METADATA_LENGTH } from '../groups/offsets.js';
 import { resetOffsets } from '../groups/reset-offsets.js';
-import { SluiceError } from './errors.js';
+import { SluiceError } from '../errors.js';
 import type { Operation } from './operation.js';
 import { intField, intParam, parseInput, topicName } from './validation.js';
 

@@ -4,9 +4,10 @@
 // the lease owner id) is built lazily once per process, so a cold start is a new lease owner.
 // Every invocation is wrapped by observeInvocation: one structured log line per operation, the
 // cold-start and server-error metrics, the EMF flush.
+import { httpStatusOf } from './errors.js';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { createClients, createContext, type SluiceContext } from '../context.js';
-import { SluiceError } from './errors.js';
+import { SluiceError } from '../errors.js';
 import type { Operation } from './operation.js';
 import { observeInvocation } from '../observability/invocation.js';
 import { type RequestScope, runInRequestScope } from '../observability/request-scope.js';
@@ -62,7 +63,7 @@ export function createLambdaHandler(operations: readonly Operation[], options: L
       'INVALID_REQUEST',
       'unrecognised event: expected an API Gateway HTTP API (v2) event or a direct-invoke event {"op": ...}',
     );
-    return { status: error.status, body: error.toBody() };
+    return { status: httpStatusOf(error), body: error.toBody() };
   };
   const operationName = (event: unknown): string => {
     if (isInvokeEvent(event)) return event.op;

@@ -7,7 +7,7 @@ import type { SluiceContext } from '../context.js';
 import { appendToPartitions, type PartitionAppend, type PartitionAppendResult } from '../log/append.js';
 import { isIssuedProducerId } from '../metadata/producer-ids.js';
 import type { TopicMetadata } from '../metadata/topics.js';
-import { SluiceError, isSluiceError } from './errors.js';
+import { SluiceError, isSluiceError } from '../errors.js';
 
 /**
  * Records per produce request, whatever the body. The JSON answer lists every record's offset, and

@@ -9,7 +9,7 @@ import type { PartitionAppend } from '../log/append.js';
 import { getTopicCached, validateTopicName } from '../metadata/topics.js';
 import { type BatchFrame, MAX_BATCH_BODY_BYTES, readBatchFrames } from './batch-body.js';
 import { decodeBytes } from './encoding.js';
-import { SluiceError } from './errors.js';
+import { SluiceError } from '../errors.js';
 import { MAX_RECORDS_PER_REQUEST, type PartitionOffsets, appendAndAnswer } from './produce-append.js';
 import { parseInput, topicName } from './validation.js';
 

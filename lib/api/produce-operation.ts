@@ -14,7 +14,7 @@ import { getTopicCached, validateTopicName, type TopicMetadata } from '../metada
 import { RoundRobinPartitioner, partitionForKey } from '../partitioners/index.js';
 import { RECORD_BATCH_OVERHEAD, type RecordInput } from '../records/index.js';
 import { decodeBytes } from './encoding.js';
-import { SluiceError, isSluiceError } from './errors.js';
+import { SluiceError, isSluiceError } from '../errors.js';
 import { MAX_RECORDS_PER_REQUEST, appendAndAnswer } from './produce-append.js';
 import { produceBatches } from './produce-batches.js';
 import type { Operation } from './operation.js';

@@ -5,11 +5,12 @@
 // out base64-flagged, as API Gateway carries binary), and the error shape `{error: {code, message, retriable, ...}}` with
 // `Retry-After` on retriable refusals. Unexpected exceptions become a generic 500; the real error
 // is logged, never sent.
+import { httpStatusOf } from './errors.js';
 import type { SluiceContext } from '../context.js';
 import { isThrottling, isTimeoutOrNetwork } from '../metadata/aws-errors.js';
 import { logErrorCause } from '../observability/error-cause.js';
 import { MAX_BATCH_BODY_BYTES, RECORD_BATCHES_MEDIA_TYPE, RecordBatchesReply, namesRecordBatches } from './batch-body.js';
-import { SluiceError, isSluiceError } from './errors.js';
+import { SluiceError, isSluiceError } from '../errors.js';
 import type { Operation, OperationResult } from './operation.js';
 import { allOperations } from './operations.js';
 
@@ -206,7 +207,7 @@ function errorHeaders(error: SluiceError): Record<string, string> {
 /** The HTTP answer for a failure: the contract's body, with `Retry-After` / `Allow` where they apply. */
 export function errorResponse(error: SluiceError): HttpResponse {
   return {
-    status: error.status,
+    status: httpStatusOf(error),
     headers: { 'content-type': 'application/json', ...errorHeaders(error) },
     body: JSON.stringify(error.toBody()),
   };
@@ -255,6 +256,6 @@ export async function handleInvoke(
     return result.body === undefined ? { status: result.status } : { status: result.status, body: result.body };
   } catch (e) {
     const error = toSluiceError(e, `invoke ${String(op)}`);
-    return { status: error.status, body: error.toBody() };
+    return { status: httpStatusOf(error), body: error.toBody() };
   }
 }

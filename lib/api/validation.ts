@@ -2,7 +2,7 @@
 // schema failure into one INVALID_REQUEST naming the offending fields. Operations parse their
 // whole input before touching storage, so bad input never changes stored state.
 import * as z from 'zod';
-import { SluiceError } from './errors.js';
+import { SluiceError } from '../errors.js';
 
 /** Largest numbers accepted anywhere: offsets and ids are JSON numbers, exact below 2^53. */
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;

@@ -4,7 +4,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BatchWriteCommand, DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import type { SluiceContext } from '../context.js';
-import { SluiceError } from '../api/errors.js';
+import { SluiceError } from '../errors.js';
 import { isConditionalCheckFailed } from '../metadata/aws-errors.js';
 import { groupDirectoryKey } from '../metadata/keys.js';
 import { groupMetaKey, offsetKey } from './group-keys.js';

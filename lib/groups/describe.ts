@@ -6,7 +6,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BatchGetCommand, type BatchGetCommandOutput } from '@aws-sdk/lib-dynamodb';
 import type { SluiceContext } from '../context.js';
-import { SluiceError } from '../api/errors.js';
+import { SluiceError } from '../errors.js';
 import type { AssignorName, MemberAssignment } from './assignors/types.js';
 import { GROUPS_PK } from '../metadata/keys.js';
 import { queryAll } from '../metadata/query-all.js';

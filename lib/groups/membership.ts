@@ -12,7 +12,7 @@
 // INCONSISTENT_GROUP_PROTOCOL. A join without an assignor takes the group's (or `range`).
 import { randomUUID } from 'node:crypto';
 import type { SluiceContext } from '../context.js';
-import { SluiceError } from '../api/errors.js';
+import { SluiceError } from '../errors.js';
 import type { AssignorName, MemberAssignment, PartitionsPerTopic } from './assignors/types.js';
 import { emptyGroupState, MAX_MEMBERS, type GroupState } from './group-state.js';
 import { updateGroup, type GroupDecision } from './group-store.js';

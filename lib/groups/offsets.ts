@@ -14,7 +14,7 @@
 // Lag per partition = high watermark (the partition's nextOffset) − committed offset, floored at 0.
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { SluiceContext } from '../context.js';
-import { SluiceError } from '../api/errors.js';
+import { SluiceError } from '../errors.js';
 import { isConditionalCheckFailed } from '../metadata/aws-errors.js';
 import { groupPk } from '../metadata/keys.js';
 import { queryAll } from '../metadata/query-all.js';

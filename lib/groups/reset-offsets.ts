@@ -4,7 +4,7 @@
 // (NON_EMPTY_GROUP otherwise); a group that does not exist yet is created Empty, so offsets can be
 // prepared before its consumers start. Everything is validated before anything is written.
 import type { SluiceContext } from '../context.js';
-import { SluiceError } from '../api/errors.js';
+import { SluiceError } from '../errors.js';
 import { listOffsets } from '../log/list-offsets.js';
 import { getPartitionState } from '../metadata/partition-state.js';
 import { requireTopic } from '../metadata/topics.js';

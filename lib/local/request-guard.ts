@@ -9,7 +9,7 @@
 //   cross-origin fetches can only send text/plain, form-urlencoded or multipart bodies without a
 //   CORS preflight, so refusing those is what makes a CSRF POST fail even without an Origin.
 // API Gateway needs none of this: every route there is SigV4-authorized.
-import { SluiceError } from '../api/errors.js';
+import { SluiceError } from '../errors.js';
 import { RECORD_BATCHES_MEDIA_TYPE } from '../api/batch-body.js';
 
 export interface GuardedRequest {

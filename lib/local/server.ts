@@ -10,7 +10,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { SluiceContext } from '../context.js';
-import { SluiceError } from '../api/errors.js';
+import { SluiceError } from '../errors.js';
 import { createLambdaHandler } from '../api/lambda-adapter.js';
 import type { Operation } from '../api/operation.js';
 import { allOperations, functionOperations } from '../api/operations.js';

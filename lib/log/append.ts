@@ -15,7 +15,7 @@
 // lost reply) is never re-sent: the request's entry (its intake object is unique) is looked for
 // in the tail and in SEG items spilled since; not found is a retriable REQUEST_TIMED_OUT, as a
 // Kafka broker answers, and only an idempotent producer's retry is then exactly-once.
-import { SluiceError, isSluiceError } from '../api/errors.js';
+import { SluiceError, isSluiceError } from '../errors.js';
 import type { SluiceContext } from '../context.js';
 import { isConditionalCheckFailed, toSluiceError } from '../metadata/aws-errors.js';
 import { segmentItemsDownFrom } from '../metadata/manifest.js';

@@ -4,7 +4,7 @@
 // exactly as a Kafka broker stamps a producer's batch: both fields lie outside the CRC-32C. The
 // merge (merge.ts) stamps the same values into the segments it writes, so an offset returns the
 // same bytes before and after a merge.
-import { SluiceError } from '../api/errors.js';
+import { SluiceError } from '../errors.js';
 import type { ManifestRange } from '../metadata/types.js';
 import { LOG_OVERHEAD } from '../records/index.js';
 import { writeInt64 } from '../records/int64.js';

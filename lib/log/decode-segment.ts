@@ -1,7 +1,7 @@
 // Decoding batches read from a segment object, with the checks a reader owes its callers: the
 // CRC-32C of every batch (a corrupt batch is CORRUPT_MESSAGE, never data) and that each batch's
 // offsets lie inside the manifest item it was read for.
-import { SluiceError } from '../api/errors.js';
+import { SluiceError } from '../errors.js';
 import { MAX_MESSAGE_BYTES_LIMIT } from '../metadata/topics.js';
 import type { ManifestRange } from '../metadata/types.js';
 import {

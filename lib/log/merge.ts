@@ -37,7 +37,7 @@
 // STATE's `segments` counter is not decremented per merge (a crashed swap repaired later would be
 // counted twice, or never): the leader sets it from what it sees (maintenance.ts reconciles it).
 // Old objects are deleted by the sweep (cleanup.ts) once unreferenced for the grace period.
-import { SluiceError } from '../api/errors.js';
+import { SluiceError } from '../errors.js';
 import type { SluiceContext } from '../context.js';
 import { replaceSegmentItem } from '../metadata/manifest.js';
 import type { PartitionLease } from '../metadata/partition-state.js';

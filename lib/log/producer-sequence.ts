@@ -12,7 +12,7 @@
 //   - a gap: OUT_OF_ORDER_SEQUENCE_NUMBER;
 //   - a new producer while MAX_PRODUCERS_PER_PARTITION entries are held: expire idle ones or wait;
 //   - anything else passes: the refusal was the tail's (or a race), and the update is tried again.
-import { type ErrorCode, SluiceError } from '../api/errors.js';
+import { type ErrorCode, SluiceError } from '../errors.js';
 import type { PartitionState } from '../metadata/types.js';
 
 export interface ProducerBatch {

@@ -25,7 +25,7 @@
 // than the distance from the index position to the end of the batch holding the offset does a
 // fetch walk the item batch by batch with further GETs. A missing object or manifest item means
 // retention or compaction moved on: refresh and retry.
-import { SluiceError } from '../api/errors.js';
+import { SluiceError } from '../errors.js';
 import type { SluiceContext } from '../context.js';
 import { toSluiceError } from '../metadata/aws-errors.js';
 import { floorSegmentItem } from '../metadata/manifest.js';

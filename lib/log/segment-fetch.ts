@@ -4,7 +4,7 @@
 // (bounded). A missing object means the reader's view is stale (retention or compaction removed
 // it after the grace period): StaleViewError tells the caller to refresh STATE and the manifest.
 import { GetObjectCommand } from '@aws-sdk/client-s3';
-import { SluiceError } from '../api/errors.js';
+import { SluiceError } from '../errors.js';
 import type { SluiceContext } from '../context.js';
 import { isNoSuchKey } from '../metadata/aws-errors.js';
 

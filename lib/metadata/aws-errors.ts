@@ -1,7 +1,7 @@
 // Classifies AWS SDK failures for the append and read protocols: which are definite refusals
 // (a failed condition, a missing object) and which leave the outcome unknown, and how each reaches
 // a caller as a SluiceError (throttling and timeouts are retriable, never data errors).
-import { SluiceError, isSluiceError } from '../api/errors.js';
+import { SluiceError, isSluiceError } from '../errors.js';
 import { logErrorCause } from '../observability/error-cause.js';
 
 interface AwsLikeError {

@@ -11,7 +11,7 @@
 //
 // Reads are strongly consistent: the append and read protocols decide on them.
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { SluiceError } from '../api/errors.js';
+import { SluiceError } from '../errors.js';
 import type { SluiceContext } from '../context.js';
 import { isConditionalCheckFailed } from './aws-errors.js';
 import { stateKey } from './keys.js';

@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { SluiceContext } from '../context.js';
-import { SluiceError } from '../api/errors.js';
+import { SluiceError } from '../errors.js';
 import { TOPICS_PK, topicKey } from './keys.js';
 import { createPartitionStates } from './partition-state.js';
 import { queryAll } from './query-all.js';

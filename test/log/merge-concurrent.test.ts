@@ -9,7 +9,7 @@ import { getPartitionState } from '../../lib/metadata/partition-state.js';
 import { createTopic } from '../../lib/metadata/topics.js';
 import type { SluiceContext } from '../../lib/context.js';
 import type { TopicRef } from '../../lib/metadata/types.js';
-import { SluiceError } from '../../lib/api/errors.js';
+import { SluiceError } from '../../lib/errors.js';
 import { createTestContext } from '../support/storage.js';
 import { expectConsistentPartition, expectKafkaSegments, otherProcess, readAll, runOnce } from './maintenance-support.js';
 

@@ -4,7 +4,7 @@ import { listOffsets } from '../../lib/log/list-offsets.js';
 import { readRecords } from '../../lib/log/read.js';
 import { TAIL_MAX_ENTRIES } from '../../lib/log/spill.js';
 import { getPartitionState } from '../../lib/metadata/partition-state.js';
-import type { SluiceError } from '../../lib/api/errors.js';
+import type { SluiceError } from '../../lib/errors.js';
 import type { RecordInput } from '../../lib/records/index.js';
 import { createTopic } from '../../lib/metadata/topics.js';
 import { createTestContext } from '../support/storage.js';

@@ -17,7 +17,7 @@
 // Group invariants: one owner per partition, assignments only to members, no offset written by a
 // generation newer than the group's, and a commit from an older generation is rejected.
 import { expect } from 'vitest';
-import type { SluiceError } from '../../lib/api/errors.js';
+import type { SluiceError } from '../../lib/errors.js';
 import type { SluiceContext } from '../../lib/context.js';
 import type { PartitionAppendResult } from '../../lib/log/append.js';
 import { decodeEntries, entriesCount, rangesOf } from '../../lib/log/manifest-entry.js';

@@ -6,7 +6,7 @@
 //           (on a successor process after a crash); afterwards one owner per partition, the last
 //           acknowledged commit is what is stored, and a commit from an older generation is fenced.
 import { describe, expect, it } from 'vitest';
-import { isSluiceError } from '../../lib/api/errors.js';
+import { isSluiceError } from '../../lib/errors.js';
 import type { SluiceContext } from '../../lib/context.js';
 import { heartbeat, joinGroup, leaveGroup } from '../../lib/groups/membership.js';
 import { commitOffsets, fetchCommittedOffsets } from '../../lib/groups/offsets.js';
