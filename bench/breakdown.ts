@@ -5,14 +5,14 @@
 //   3. + HTTP: the full local server over loopback with the Sluice client's HTTP exchange
 //      (node:http with keep-alive, lib/client/http-request.ts; what section (c) measures).
 // The differences between rows are what each layer adds. Each path is measured twice: with the
-// JSON contract, then with the record-batches body (lib/api/batch-body.ts) at the same three depths
+// JSON contract, then with the record-batches body (lib/records/batch-frames.ts) at the same three depths
 // (log layer: appendToPartitions of the client's encoded batch / readBatches; + handler: handleHttp
 // with the bytes the Lambda adapter hands it; + HTTP: the binary body over the local server, which
 // passes it base64 as API Gateway does). The client's encoding is done once, before measuring, as
 // section (c) does; a fetched batch is CRC-checked and decoded at every depth, as a consumer must.
 import type { SluiceContext } from '../lib/context.js';
 import { handleHttp } from '../lib/api/router.js';
-import { NEXT_OFFSET_HEADER, RECORD_BATCHES_MEDIA_TYPE, encodeBatchFrames } from '../lib/api/batch-body.js';
+import { NEXT_OFFSET_HEADER, RECORD_BATCHES_MEDIA_TYPE, encodeBatchFrames } from '../lib/records/batch-frames.js';
 import { decodeFetchedBatches } from '../lib/client/consumed-message.js';
 import { createAgents, exchange } from '../lib/client/http-request.js';
 import { appendToPartitions } from '../lib/log/append.js';

@@ -13,11 +13,11 @@
 // one manifest item, i.e. one produce request's range of that partition) and from compacted segments.
 // Every Sluice row is measured twice: with the JSON contract, and with record batches
 // (application/vnd.sluice.record-batches: the client encodes RecordBatches and decodes + CRC-checks
-// fetched ones, as Kafka clients do; lib/api/batch-body.ts).
+// fetched ones, as Kafka clients do; lib/records/batch-frames.ts).
 // Both sides' clients speak node:http with keep-alive: the raw side through the AWS SDK, the Sluice
 // side through the Sluice client's own HTTP exchange (lib/client/http-request.ts), not fetch().
 import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
-import { RECORD_BATCHES_MEDIA_TYPE, NEXT_OFFSET_HEADER, encodeBatchFrames } from '../lib/api/batch-body.js';
+import { RECORD_BATCHES_MEDIA_TYPE, NEXT_OFFSET_HEADER, encodeBatchFrames } from '../lib/records/batch-frames.js';
 import { decodeFetchedBatches } from '../lib/client/consumed-message.js';
 import { createAgents, exchange } from '../lib/client/http-request.js';
 import type { SluiceContext } from '../lib/context.js';

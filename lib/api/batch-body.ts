@@ -1,35 +1,7 @@
-// The record-batches body: Kafka's wire format for produce and fetch, beside the JSON contract.
-// Media type `application/vnd.sluice.record-batches` (RECORD_BATCHES_MEDIA_TYPE), on the same paths.
-//
-// Produce request body (POST /v1/topics/{topic}/records, Content-Type: the media type) is a
-// sequence of frames, nothing before, between or after them:
-//
-//   offset  size  field
-//        0     4  partition   int32 BE   the partition this batch goes to (each at most once)
-//        4     n  batch       one RecordBatch v2 exactly as Kafka encodes it (lib/records/record-batch.ts):
-//                             baseOffset 0, magic 2, batchLength at its byte 8 (n = 12 + batchLength),
-//                             CRC-32C valid, codec none or gzip, not transactional, not a control batch,
-//                             CreateTime, recordCount >= 1, lastOffsetDelta = recordCount - 1 and
-//                             record i at offsetDelta i; producerId/producerEpoch/baseSequence as a
-//                             Kafka producer sets them (producerId -1: not idempotent; otherwise the
-//                             same producerId and producerEpoch in every batch of the request).
-//
-// The leader stores the client's bytes, stamping only baseOffset and partitionLeaderEpoch (both
-// outside the CRC), as a Kafka broker does. The answer is JSON `{offsets: [{partition, baseOffset,
-// count}]}` in frame order; record i of a batch has offset baseOffset + i (so there is no
-// per-record `records` list).
-//
-// Fetch (GET .../records with `Accept:` the media type) answers 200 with the stored batches
-// concatenated as the body — whole batches, the first of which may start before the offset asked
-// for (skip those records, as Kafka consumers do) — and the numbers in headers:
-//   Sluice-Next-Offset, Sluice-High-Watermark, Sluice-Log-Start-Offset.
-// Errors stay the JSON error body.
-//
-// Direct Lambda invoke is JSON, so bytes travel base64 there: `{op: "produce", topic, batches:
-// "<base64 of the frames>"}`, and `{op: "fetch", ..., format: "batches"}` answers `{batches:
-// "<base64 of the batches>", nextOffset, highWatermark, logStartOffset}`.
-//
-// No AWS or zod import: the client shares this file.
+// The server's half of the record-batches body (the format, the media type and the frame codec are
+// lib/records/batch-frames.ts, which the client shares): each produced batch checked as a Kafka
+// broker's LogValidator checks a producer's batch, refused as INVALID_REQUEST naming the frame, and
+// the fetch answer of stored batches (RecordBatchesReply).
 import {
   type BatchSummary,
   CorruptRecordError,
@@ -41,22 +13,14 @@ import {
   validateRecordBatch,
 } from '../records/index.js';
 import { SluiceError } from '../errors.js';
-
-export const RECORD_BATCHES_MEDIA_TYPE = 'application/vnd.sluice.record-batches';
-
-/** Fetch response headers (lower case, as API Gateway and Node deliver header names). */
-export const NEXT_OFFSET_HEADER = 'sluice-next-offset';
-export const HIGH_WATERMARK_HEADER = 'sluice-high-watermark';
-export const LOG_START_OFFSET_HEADER = 'sluice-log-start-offset';
-
-/** Bytes of the partition field before each batch. */
-export const FRAME_PARTITION_BYTES = 4;
-
-/**
- * Largest record-batches request body. The body reaches a Lambda base64-encoded (4/3 larger)
- * inside an event of at most 6 MB; 64 KiB are left for the rest of the event.
- */
-export const MAX_BATCH_BODY_BYTES = Math.floor((6 * 1024 * 1024 - 64 * 1024) / 4) * 3;
+import {
+  HIGH_WATERMARK_HEADER,
+  LOG_START_OFFSET_HEADER,
+  MalformedFramesError,
+  NEXT_OFFSET_HEADER,
+  RECORD_BATCHES_MEDIA_TYPE,
+  decodeBatchFrames,
+} from '../records/batch-frames.js';
 
 /**
  * Batch bytes per fetch response: 3/4 of the JSON response budget, since the body is sent base64.
@@ -66,9 +30,8 @@ export const MAX_BATCH_RESPONSE_BYTES = 3.75 * 1024 * 1024;
 
 /**
  * Most bytes one produced batch may take once decompressed: the highest max.message.bytes a topic
- * may have (lib/metadata/topics.ts MAX_MESSAGE_BYTES_LIMIT; the client shares this file, so it
- * cannot import that module). Decompression of a produced gzip batch stops here, before the
- * topic's own, possibly lower, limit is known; test/api/gzip-bomb.test.ts checks the two agree.
+ * may have (lib/metadata/topics.ts MAX_MESSAGE_BYTES_LIMIT). Decompression of a produced gzip batch stops
+ * here, before the topic's own, possibly lower, limit is known; test/api/gzip-bomb.test.ts checks the two agree.
  */
 export const MAX_DECOMPRESSED_BATCH_BYTES = 4 * 1024 * 1024;
 
@@ -87,26 +50,6 @@ export interface BatchFrame {
   readonly size: number;
 }
 
-/** Whether a Content-Type / Accept header value names the record-batches media type. */
-export function namesRecordBatches(header: string | undefined): boolean {
-  if (!header) return false;
-  return header.split(',').some((part) => part.split(';')[0].trim().toLowerCase() === RECORD_BATCHES_MEDIA_TYPE);
-}
-
-/** Frames of `(partition, batch)` pairs, in order: the produce body. */
-export function encodeBatchFrames(frames: readonly { readonly partition: number; readonly batch: Buffer }[]): Buffer {
-  let size = 0;
-  for (const f of frames) size += FRAME_PARTITION_BYTES + f.batch.length;
-  const body = Buffer.allocUnsafe(size);
-  let position = 0;
-  for (const f of frames) {
-    body.writeInt32BE(f.partition, position);
-    f.batch.copy(body, position + FRAME_PARTITION_BYTES);
-    position += FRAME_PARTITION_BYTES + f.batch.length;
-  }
-  return body;
-}
-
 function invalid(message: string, details: Record<string, unknown> = {}): SluiceError {
   return new SluiceError('INVALID_REQUEST', message, details);
 }
@@ -114,34 +57,24 @@ function invalid(message: string, details: Record<string, unknown> = {}): Sluice
 /**
  * Splits a produce body into frames and checks each batch as a Kafka broker's LogValidator does for
  * a producer's batch: the whole body must be frames, and every batch must decode (CRC, structure)
- * and follow the rules in the header comment. Throws INVALID_REQUEST naming the frame.
+ * and follow the rules of lib/records/batch-frames.ts. Throws INVALID_REQUEST naming the frame.
  */
 export function readBatchFrames(body: Buffer): BatchFrame[] {
-  if (body.length === 0) throw invalid('a record-batches body needs at least one frame');
   const frames: BatchFrame[] = [];
-  for (let position = 0; position < body.length; ) {
-    const frame = frames.length;
-    const where = `frame ${frame} (byte ${position})`;
-    if (body.length - position < FRAME_PARTITION_BYTES + 12) {
-      throw invalid(`${where} is truncated: ${body.length - position} bytes left, less than a partition and a batch length`, { frame });
+  try {
+    for (const { frame, position, partition, bytes } of decodeBatchFrames(body)) {
+      const at = `frame ${frame} (byte ${position}), partition ${partition}`;
+      // Validated without decoding: the same checks as decodeRecordBatch (CRC-32C, structure, every
+      // record), no object per record. A batch the producer rules refuse is decoded again on that
+      // rare path, so the refusal names the record at fault.
+      const limits = { maxDecompressedBytes: MAX_DECOMPRESSED_BATCH_BYTES };
+      const summary = refusingCorrupt(() => validateRecordBatch(bytes, 0, limits), at, frame, partition);
+      if (!obeysProducerRules(summary)) checkProducerBatch(refusingCorrupt(() => decodeRecordBatch(bytes, 0, limits), at, frame, partition), at, frame);
+      frames.push({ partition, bytes, header: summary.header, minTimestamp: summary.minTimestamp, size: Math.max(bytes.length, summary.decompressedSizeInBytes) });
     }
-    const partition = body.readInt32BE(position);
-    if (partition < 0) throw invalid(`${where} names partition ${partition}`, { frame });
-    const start = position + FRAME_PARTITION_BYTES;
-    const size = 12 + body.readInt32BE(start + 8);
-    if (size < 12 || start + size > body.length) {
-      throw invalid(`${where} is truncated: its batch declares ${size} bytes, ${body.length - start} are left`, { frame, partition });
-    }
-    const bytes = body.subarray(start, start + size);
-    const at = `${where}, partition ${partition}`;
-    // Validated without decoding: the same checks as decodeRecordBatch (CRC-32C, structure, every
-    // record), no object per record. A batch the producer rules refuse is decoded again on that
-    // rare path, so the refusal names the record at fault.
-    const limits = { maxDecompressedBytes: MAX_DECOMPRESSED_BATCH_BYTES };
-    const summary = refusingCorrupt(() => validateRecordBatch(bytes, 0, limits), at, frame, partition);
-    if (!obeysProducerRules(summary)) checkProducerBatch(refusingCorrupt(() => decodeRecordBatch(bytes, 0, limits), at, frame, partition), at, frame);
-    frames.push({ partition, bytes, header: summary.header, minTimestamp: summary.minTimestamp, size: Math.max(size, summary.decompressedSizeInBytes) });
-    position = start + size;
+  } catch (e) {
+    if (e instanceof MalformedFramesError) throw invalid(e.message, e.partition === undefined ? { frame: e.frame } : { frame: e.frame, partition: e.partition });
+    throw e;
   }
   return frames;
 }

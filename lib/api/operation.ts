@@ -19,8 +19,8 @@ export interface Operation {
   /** Path template with `{param}` segments, e.g. '/v1/topics/{topic}/records'. */
   readonly path: string;
   /**
-   * Takes a record-batches body (batch-body.ts): over HTTP a request with that Content-Type
-   * reaches `run` as `{batches: <the body's bytes>, ...query, ...path}`. @default false
+   * Takes a record-batches body (lib/records/batch-frames.ts): over HTTP a request with that
+   * Content-Type reaches `run` as `{batches: <the body's bytes>, ...query, ...path}`. @default false
    */
   readonly acceptsBatchBody?: boolean;
   /**

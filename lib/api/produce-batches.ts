@@ -1,5 +1,6 @@
-// Produce with a record-batches body (batch-body.ts): the client encoded one RecordBatch per
-// partition, as a Kafka producer does; the leader checks each batch and stores its bytes. Input:
+// Produce with a record-batches body (lib/records/batch-frames.ts): the client encoded one
+// RecordBatch per partition, as a Kafka producer does; the leader checks each batch (batch-body.ts)
+// and stores its bytes. Input:
 // `{topic, batches}` with `batches` the frames as bytes (HTTP) or base64 (direct invoke). The whole
 // request is checked before any write — frames and batches, partitions, producer fields, sizes —
 // and the answer is `{offsets}` only: record i of a batch is at baseOffset + i.
@@ -7,7 +8,8 @@ import * as z from 'zod';
 import type { SluiceContext } from '../context.js';
 import type { PartitionAppend } from '../log/append.js';
 import { getTopicCached, validateTopicName } from '../metadata/topics.js';
-import { type BatchFrame, MAX_BATCH_BODY_BYTES, readBatchFrames } from './batch-body.js';
+import { MAX_BATCH_BODY_BYTES } from '../records/batch-frames.js';
+import { type BatchFrame, readBatchFrames } from './batch-body.js';
 import { decodeBytes } from './encoding.js';
 import { SluiceError } from '../errors.js';
 import { MAX_RECORDS_PER_REQUEST, type PartitionOffsets, appendAndAnswer } from './produce-append.js';

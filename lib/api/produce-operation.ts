@@ -6,8 +6,8 @@
 //   - a key: Kafka's default partitioner, murmur2(key bytes) & 0x7fffffff % partitions;
 //   - no key: sticky per request — every keyless record of one request goes to one partition,
 //     and successive requests to the topic move round-robin across partitions (per process).
-// A body of record batches (batch-body.ts) takes the other route, produce-batches.ts; both end in
-// produce-append.ts.
+// A body of record batches (lib/records/batch-frames.ts) takes the other route, produce-batches.ts;
+// both end in produce-append.ts.
 import * as z from 'zod';
 import type { SluiceContext } from '../context.js';
 import { getTopicCached, validateTopicName, type TopicMetadata } from '../metadata/topics.js';

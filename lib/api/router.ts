@@ -1,15 +1,17 @@
 // Dispatch of one request to an Operation, shared by every entry point: HTTP (API Gateway event
 // or the local server) and direct Lambda invoke. It owns the parts of the contract that are not
 // any one operation's: path matching, input merging (JSON body + query + path parameters, path
-// wins), the 6 MB body limit, the record-batches body and answer (batch-body.ts: bytes in, bytes
-// out base64-flagged, as API Gateway carries binary), and the error shape `{error: {code, message, retriable, ...}}` with
+// wins), the 6 MB body limit, the record-batches body and answer (lib/records/batch-frames.ts,
+// batch-body.ts: bytes in, bytes out base64-flagged, as API Gateway carries binary), and the error
+// shape `{error: {code, message, retriable, ...}}` with
 // `Retry-After` on retriable refusals. Unexpected exceptions become a generic 500; the real error
 // is logged, never sent.
 import { httpStatusOf } from './errors.js';
 import type { SluiceContext } from '../context.js';
 import { isThrottling, isTimeoutOrNetwork } from '../metadata/aws-errors.js';
 import { logErrorCause } from '../observability/error-cause.js';
-import { MAX_BATCH_BODY_BYTES, RECORD_BATCHES_MEDIA_TYPE, RecordBatchesReply, namesRecordBatches } from './batch-body.js';
+import { MAX_BATCH_BODY_BYTES, RECORD_BATCHES_MEDIA_TYPE, namesRecordBatches } from '../records/batch-frames.js';
+import { RecordBatchesReply } from './batch-body.js';
 import { SluiceError, isSluiceError } from '../errors.js';
 import type { Operation, OperationResult } from './operation.js';
 import { allOperations } from './operations.js';

@@ -1,11 +1,11 @@
-// The producer's half of the record-batches body (lib/api/batch-body.ts): a send's records become
+// The producer's half of the record-batches body (lib/records/batch-frames.ts): a send's records become
 // one RecordBatch per partition, in order of first appearance, encoded here as a Kafka producer
 // encodes them (CreateTime stamped now when the message has no timestamp; producer id, epoch and
 // baseSequence in the header when idempotent). A partition's records are cut into several batches
 // only when one batch would pass the topic's max.message.bytes, and batches are spread over
 // several requests only when a partition has more than one or a body would pass the request limit;
 // requests go in order, so each partition's batches reach the log in order.
-import { FRAME_PARTITION_BYTES, MAX_BATCH_BODY_BYTES, encodeBatchFrames } from '../api/batch-body.js';
+import { FRAME_PARTITION_BYTES, MAX_BATCH_BODY_BYTES, encodeBatchFrames } from '../records/batch-frames.js';
 import { type RecordInput, encodeRecordBatch } from '../records/index.js';
 import { type HeaderValue, type Message, headerList } from './message.js';
 

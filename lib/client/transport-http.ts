@@ -13,7 +13,7 @@ import {
   NEXT_OFFSET_HEADER,
   RECORD_BATCHES_MEDIA_TYPE,
   namesRecordBatches,
-} from '../api/batch-body.js';
+} from '../records/batch-frames.js';
 import { type HttpAgents, createAgents, exchange } from './http-request.js';
 import { type BatchesReply, expandPath, queryStrings, type SluiceRequest, type Transport } from './transport.js';
 

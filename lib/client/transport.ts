@@ -2,7 +2,7 @@
 // so that either transport can carry it. HTTP uses method + path + query + JSON body; direct
 // Lambda invoke sends `{op, ...pathParams, ...query, ...body}` — the same merged input the
 // server's Operation.run receives over HTTP (lib/api/operation.ts), so both routes behave alike.
-// Record batches (lib/api/batch-body.ts) travel as binary bodies over HTTP and base64 by invoke.
+// Record batches (lib/records/batch-frames.ts) travel as binary bodies over HTTP and base64 by invoke.
 
 export type HttpMethod = 'GET' | 'POST' | 'DELETE';
 
@@ -16,7 +16,7 @@ export interface SluiceRequest {
   readonly params?: Readonly<Record<string, string | number>>;
   readonly query?: Readonly<Record<string, string | number | undefined>>;
   readonly body?: unknown;
-  /** A record-batches body (lib/api/batch-body.ts) instead of a JSON `body`. */
+  /** A record-batches body (lib/records/batch-frames.ts) instead of a JSON `body`. */
   readonly batches?: Buffer;
   /** Ask for the answer as record batches: the transport resolves with a BatchesReply. */
   readonly acceptBatches?: boolean;

@@ -153,7 +153,7 @@ export class SluiceApi {
     return this.call<ProduceReply>({ op: 'produce', method: 'POST', path: '/v1/topics/{topic}/records', params: { topic }, body });
   }
 
-  /** Produce a record-batches body: frames of (partition, RecordBatch), lib/api/batch-body.ts. */
+  /** Produce a record-batches body: frames of (partition, RecordBatch), lib/records/batch-frames.ts. */
   produceBatches(topic: string, frames: Buffer) {
     return this.call<ProduceBatchesReply>({ op: 'produce', method: 'POST', path: '/v1/topics/{topic}/records', params: { topic }, batches: frames });
   }

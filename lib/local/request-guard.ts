@@ -10,7 +10,7 @@
 //   CORS preflight, so refusing those is what makes a CSRF POST fail even without an Origin.
 // API Gateway needs none of this: every route there is SigV4-authorized.
 import { SluiceError } from '../errors.js';
-import { RECORD_BATCHES_MEDIA_TYPE } from '../api/batch-body.js';
+import { RECORD_BATCHES_MEDIA_TYPE } from '../records/batch-frames.js';
 
 export interface GuardedRequest {
   readonly method: string;

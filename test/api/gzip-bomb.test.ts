@@ -4,7 +4,8 @@
 // limit. Without this one request poisoned a partition: no fetch of that offset fits a Lambda response.
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { SluiceContext } from '../../lib/context.js';
-import { MAX_DECOMPRESSED_BATCH_BYTES, RECORD_BATCHES_MEDIA_TYPE, encodeBatchFrames } from '../../lib/api/batch-body.js';
+import { MAX_DECOMPRESSED_BATCH_BYTES } from '../../lib/api/batch-body.js';
+import { RECORD_BATCHES_MEDIA_TYPE, encodeBatchFrames } from '../../lib/records/batch-frames.js';
 import { handleHttp } from '../../lib/api/router.js';
 import { MAX_MESSAGE_BYTES_LIMIT } from '../../lib/metadata/topics.js';
 import { encodeRecordBatch } from '../../lib/records/index.js';

@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { SluiceContext } from '../../lib/context.js';
 import { createLambdaHandler } from '../../lib/api/lambda-adapter.js';
 import { allOperations, functionOperations } from '../../lib/api/operations.js';
-import { RECORD_BATCHES_MEDIA_TYPE, encodeBatchFrames } from '../../lib/api/batch-body.js';
+import { RECORD_BATCHES_MEDIA_TYPE, encodeBatchFrames } from '../../lib/records/batch-frames.js';
 import { decodeRecordBatch, encodeRecordBatch } from '../../lib/records/index.js';
 import { SLUICE_ROUTES } from '../../infra/routes.js';
 import { createTestContext } from '../support/storage.js';

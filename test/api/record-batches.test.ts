@@ -1,4 +1,4 @@
-// The record-batches body (lib/api/batch-body.ts) through the real handlers on the emulators:
+// The record-batches body (lib/records/batch-frames.ts) through the real handlers on the emulators:
 // produce and fetch in Kafka's wire format agree with the JSON contract record for record, every
 // malformed request is refused with its code and stores nothing, and idempotent retries return the
 // original offsets.
@@ -10,7 +10,7 @@ import {
   NEXT_OFFSET_HEADER,
   RECORD_BATCHES_MEDIA_TYPE,
   encodeBatchFrames,
-} from '../../lib/api/batch-body.js';
+} from '../../lib/records/batch-frames.js';
 import { handleHttp, handleInvoke } from '../../lib/api/router.js';
 import { type DecodedRecord, type EncodeBatchOptions, type RecordInput, crc32c, decodeRecordBatches, encodeRecordBatch } from '../../lib/records/index.js';
 import { createTestContext } from '../support/storage.js';

@@ -1,6 +1,6 @@
 // The local server over real HTTP: requests become API Gateway events for the Lambda handlers.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RECORD_BATCHES_MEDIA_TYPE, encodeBatchFrames } from '../../lib/api/batch-body.js';
+import { RECORD_BATCHES_MEDIA_TYPE, encodeBatchFrames } from '../../lib/records/batch-frames.js';
 import { startServer, type LocalServer } from '../../lib/local/server.js';
 import { decodeRecordBatches, encodeRecordBatch } from '../../lib/records/index.js';
 import { createTestContext } from '../support/storage.js';
