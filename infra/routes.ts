@@ -12,7 +12,7 @@ export const SLUICE_FUNCTION_NAMES: readonly SluiceFunctionName[] = ['produce', 
 
 export interface SluiceRoute {
   readonly method: Operation['method'];
-  /** API Gateway route path, `{param}` segments as in api.md. */
+  /** API Gateway route path, `{param}` segments as in README.md. */
   readonly path: string;
   readonly fn: SluiceFunctionName;
 }

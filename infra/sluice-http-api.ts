@@ -1,4 +1,4 @@
-// The HTTP API of ../shared/api.md: API Gateway HTTP API, IAM (SigV4) authorization on every
+// The HTTP API of README.md: API Gateway HTTP API, IAM (SigV4) authorization on every
 // route (the default authorizer, so no route can be added without it), one Lambda integration
 // per function (payload format 2.0), a `$default` route answering unmatched requests with the
 // contract's errors, and JSON access logs on the `$default` stage.

@@ -1,6 +1,6 @@
 // The injected dependencies every operation in lib/ runs against: SDK clients, bucket, table and
 // the tunables of the append protocol. Built once per process (Lambda init, local server start),
-// so `ownerId` is per process start as design.md requires.
+// so `ownerId` is per process start as docs/ARCHITECTURE.md requires.
 import { randomUUID } from 'node:crypto';
 import { Agent as HttpAgent } from 'node:http';
 import { S3Client } from '@aws-sdk/client-s3';
@@ -65,7 +65,7 @@ export interface ClientOptions {
 
 /**
  * Attempts per SDK request. With the deadline per attempt this bounds how late any write can land
- * (design rule 3: well inside the grace period after which unreferenced objects are deleted).
+ * (docs/ARCHITECTURE.md rule 3: well inside the grace period after which unreferenced objects are deleted).
  */
 const MAX_ATTEMPTS = 3;
 /** Below Node's http.Server keepAliveTimeout (5 s), which the emulators and LocalStack keep. */

@@ -1,4 +1,4 @@
-// The HTTP half of the error contract (api.md's codes and statuses): each of Sluice's error codes
+// The HTTP half of the error contract (README.md "Errors": codes and statuses): each of Sluice's error codes
 // (lib/errors.ts) answered with its status, and the body every error has.
 import type { ErrorCode, SluiceError } from '../errors.js';
 

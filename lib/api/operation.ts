@@ -1,4 +1,4 @@
-// An Operation is one entry of the HTTP contract (../shared/api.md): a method and path for the
+// An Operation is one entry of the HTTP contract (README.md): a method and path for the
 // HTTP API, and an `op` name for direct Lambda invoke. Both routes feed `run` one input object:
 // over HTTP it is the JSON body merged with the query string and the path parameters (path wins);
 // over direct invoke it is the event itself minus `op`. Validation happens inside `run`.

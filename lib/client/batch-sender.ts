@@ -1,4 +1,4 @@
-// Sends one produce request for one topic (the produce path is per topic: api.md) carrying records
+// Sends one produce request for one topic (the produce path is per topic: README.md) carrying records
 // of any number of partitions, with retries. Requests for a topic go one at a time, in order — the
 // equivalent of Kafka's max.in.flight=1 — so a retry can never reorder a partition and idempotent
 // sequences reach the server in order. Used by both the sync producer and the async accumulator.

@@ -36,7 +36,7 @@ export function isSluiceClientError(e: unknown): e is SluiceClientError {
   return e instanceof SluiceClientError;
 }
 
-/** Builds the error for a non-2xx reply from its JSON body (api.md "Errors"), tolerating non-JSON bodies. */
+/** Builds the error for a non-2xx reply from its JSON body (README.md "Errors"), tolerating non-JSON bodies. */
 export function errorFromReply(status: number, body: unknown, retryAfterMs?: number): SluiceClientError {
   const error = (body as { error?: Record<string, unknown> } | undefined)?.error;
   if (error && typeof error.code === 'string') {

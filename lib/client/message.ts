@@ -1,5 +1,5 @@
 // Messages as users write them (kafkajs shapes: Buffer or string keys/values, headers as an object
-// or a list) and as the wire carries them (api.md: UTF-8 strings, or base64 for the whole request
+// or a list) and as the wire carries them (README.md: UTF-8 strings, or base64 for the whole request
 // when any byte string is not text). A request goes base64 only when it must, so the common
 // all-string case stays readable on the wire.
 import type { WireRecord } from './wire.js';

@@ -1,6 +1,6 @@
 // One assigned partition's fetch loop: long-poll the next records (`maxWaitMs`), hand them to the
 // consumer's handler in offset order, advance the position, repeat. One loop per partition (the
-// fetch path is per partition: api.md) means a slow or revoked partition never holds up the
+// fetch path is per partition: README.md) means a slow or revoked partition never holds up the
 // others — during a cooperative rebalance the partitions a member keeps go on being consumed
 // while the moved ones stop. stop() cancels the long poll and waits for the handler in progress,
 // so after it resolves the position is final and safe to commit. Records come as RecordBatches

@@ -1,6 +1,6 @@
 // The async producer's in-memory buffer (Kafka's RecordAccumulator + BufferPool in one). Records of
 // all partitions of a topic wait in one queue, because one produce request carries every partition
-// of a topic (api.md) — with S3 PUTs priced per request, fewer and fuller requests are the point.
+// of a topic (README.md) — with S3 PUTs priced per request, fewer and fuller requests are the point.
 // A topic's queue is sent when it reaches `batchSize` bytes; everything buffered is sent at most
 // `lingerMs` after the first record arrived into an empty buffer, or at once on flush()/close().
 // The buffer is bounded by `bufferMemory` bytes and `maxBufferedRecords` (queued plus in flight);

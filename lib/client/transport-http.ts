@@ -1,4 +1,4 @@
-// HTTP transport for the JSON API (api.md), over node:http / node:https (http-request.ts). Requests to an AWS API Gateway endpoint
+// HTTP transport for the JSON API (README.md), over node:http / node:https (http-request.ts). Requests to an AWS API Gateway endpoint
 // (`*.execute-api.<region>.amazonaws.com`, IAM authorization) or a Lambda function URL
 // (`*.lambda-url.<region>.on.aws`) are SigV4-signed with the AWS SDK's own signer and credential
 // chain; local endpoints (`npm start`, tests) are sent unsigned unless `signRequests` says otherwise.

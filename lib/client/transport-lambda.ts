@@ -1,5 +1,5 @@
 // Direct Lambda-invoke transport: for callers inside AWS that hold lambda:InvokeFunction rather
-// than an API Gateway route. The event is `{op, ...pathParams, ...query, ...body}` (api.md), the
+// than an API Gateway route. The event is `{op, ...pathParams, ...query, ...body}` (README.md), the
 // same merged input an HTTP request produces; path parameters and query values are sent as the
 // strings HTTP would carry so the server validates both routes identically. Record batches go as
 // base64: `batches` in a produce event, `format: "batches"` asking a fetch for them.

@@ -1,4 +1,4 @@
-// The seam between the client and the wire: one request of the HTTP contract (api.md), described
+// The seam between the client and the wire: one request of the HTTP contract (README.md), described
 // so that either transport can carry it. HTTP uses method + path + query + JSON body; direct
 // Lambda invoke sends `{op, ...pathParams, ...query, ...body}` — the same merged input the
 // server's Operation.run receives over HTTP (lib/api/operation.ts), so both routes behave alike.

@@ -1,4 +1,4 @@
-// The HTTP contract of api.md as typed calls, one method per operation, over any Transport.
+// The HTTP contract of README.md as typed calls, one method per operation, over any Transport.
 // The producer, consumer, admin and CLI speak only through this class, so the paths, op names and
 // shapes live in exactly one place on the client side.
 import type { BatchesReply, SluiceRequest, Transport } from './transport.js';
@@ -33,7 +33,7 @@ export interface ProduceRequest {
 
 /**
  * One partition's answer in a produce reply: its offsets, or (when other partitions of the request
- * succeeded) its error (api.md: 200 with per-partition errors).
+ * succeeded) its error (README.md: 200 with per-partition errors).
  */
 export type PartitionOffsetsReply =
   | { readonly partition: number; readonly baseOffset: number; readonly count: number; readonly duplicate?: boolean; readonly error?: undefined }

@@ -272,7 +272,7 @@ const MAX_CLOCK_SKEW_MS = 30_000;
 
 /**
  * The update's reply was lost. It landed if its entry is listed: in the tail, or in an item
- * spilled since the append started (design rule 7). An idempotent producer's entry tells too.
+ * spilled since the append started (docs/ARCHITECTURE.md rule 7). An idempotent producer's entry tells too.
  * Otherwise it may still land, so the answer is retriable REQUEST_TIMED_OUT, never "not written".
  */
 async function resolveUnknownOutcome(

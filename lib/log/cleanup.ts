@@ -10,7 +10,7 @@
 //   - intake objects `<prefix>/_intake/<hour>/<ms>-<id>.log` (sweepIntakeObjects) hold ranges of
 //     many partitions, of any topic (nothing relies on a request naming one topic): the
 //     references are read from the STATE tails and SEG items of every partition of every topic,
-//     AFTER the listing showed the object old (design rule 3: every commit and spill put naming
+//     AFTER the listing showed the object old (docs/ARCHITECTURE.md rule 3: every commit and spill put naming
 //     it has landed, or never will, once it is a grace period old), and only when an old object
 //     is found. Topics are listed after the objects: a topic created later cannot reference them.
 //   - a topic's segment objects `<prefix>/<topic>-<id>/<p>/<base20>-...` (sweepTopic): the

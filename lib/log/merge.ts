@@ -9,7 +9,7 @@
 // segment holding a byte by half at least (each byte is rewritten O(log) times).
 //
 // Only items wholly below the tailBase read, at or above logStartOffset, and older than the grace
-// period are touched (design rules 3 and 4): younger items may be the target of a late spill put or
+// period are touched (docs/ARCHITECTURE.md rules 3 and 4): younger items may be the target of a late spill put or
 // of the unknown-outcome search (rule 7).
 //
 // One intake object holds a produce request's batches for many partitions of a topic (keyed data

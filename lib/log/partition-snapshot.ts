@@ -1,6 +1,6 @@
 // What the partition leader's maintenance steps (repair, retention, merge) decide on: the
 // partition's STATE read first, then its SEG items, both strongly consistent. Reading STATE first
-// means every item at or above the tailBase seen may be a pending spill (design rule 4): maintenance
+// means every item at or above the tailBase seen may be a pending spill (docs/ARCHITECTURE.md rule 4): maintenance
 // never touches it. Items are changed only with conditions on the exact item seen (manifest.ts), so
 // a step that lost a race to anyone changes nothing and the next run decides again.
 import type { SluiceContext } from '../context.js';

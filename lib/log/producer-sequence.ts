@@ -2,7 +2,7 @@
 // The append's conditional update enforces the happy path itself (partition-state.ts appendEntry:
 // sequence 0 needs no entry or an older epoch; otherwise the same epoch and the previous sequence
 // as the entry's last). When DynamoDB refuses it, the condition does not say why, so one consistent
-// read of STATE decides (design rule 5):
+// read of STATE decides (docs/ARCHITECTURE.md rule 5):
 //   - the producer's last batch again (same epoch, base sequence and count): a retry, answered with
 //     its ORIGINAL offsets and not written again;
 //   - an older batch of the same epoch: DUPLICATE_SEQUENCE_NUMBER (Sluice remembers the last batch
@@ -23,7 +23,7 @@ export interface ProducerBatch {
 
 /**
  * Idempotent producers' entries one partition holds at most: each takes ~110 bytes of STATE, which
- * every append rewrites (design rule 6: STATE within 2 KB).
+ * every append rewrites (docs/ARCHITECTURE.md rule 6: STATE within 2 KB).
  */
 export const MAX_PRODUCERS_PER_PARTITION = 8;
 /**

@@ -4,7 +4,7 @@
 // partition stays at least `retention.bytes` without it (Kafka's size rule: delete while
 // size - segment.size >= retention.bytes; the tail's entries count towards the size). The newest
 // segment of the log is never deleted: when the tail lists entries they are the newest, otherwise
-// the last item is kept. Offsets at or above tailBase are never retention's (design rule 4).
+// the last item is kept. Offsets at or above tailBase are never retention's (docs/ARCHITECTURE.md rule 4).
 //
 // Order, so that a crash anywhere leaves a consistent log and the next run finishes:
 //   1. advance logStartOffset to the first kept offset (partition-state.ts advanceLogStartOffset:
@@ -13,7 +13,7 @@
 //      are invisible from here on.
 //   2. delete EVERY item wholly below logStartOffset, each only if it is still the item seen: the
 //      ones just retired, those an interrupted run left, and late spill puts that landed there
-//      (design rules 3 and 4).
+//      (docs/ARCHITECTURE.md rules 3 and 4).
 //   3. objects are NOT deleted here: the sweep (cleanup.ts) deletes objects no item references,
 //      a grace period after it first saw them unreferenced.
 import type { SluiceContext } from '../context.js';

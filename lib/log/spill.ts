@@ -21,7 +21,7 @@ import { removeSpilledEntries } from '../metadata/partition-state.js';
 import type { PartitionState, SegmentItem, TopicRef } from '../metadata/types.js';
 import { decodeEntries, entriesCount } from './manifest-entry.js';
 
-/** Entries STATE's tail may hold: about 55 bytes each, so STATE stays within design.md's 2 KB budget. */
+/** Entries STATE's tail may hold: about 55 bytes each, so STATE stays within its 2 KB budget (docs/ARCHITECTURE.md rule 6). */
 export const TAIL_MAX_ENTRIES = 8;
 
 /** An adopted spill older than this has its createdAt moved to the adoption (see spillTail). */
@@ -41,7 +41,7 @@ export function spillItem(ctx: SluiceContext, baseOffset: number, entries: reado
     size: ranges.reduce((n, r) => n + r.size, 0),
     minTimestamp: Math.min(...ranges.map((r) => r.minTimestamp)),
     maxTimestamp: Math.max(...ranges.map((r) => r.maxTimestamp)),
-    // The spill time: a merge waits a grace period from it (design rule 3), and the search for an
+    // The spill time: a merge waits a grace period from it (docs/ARCHITECTURE.md rule 3), and the search for an
     // append whose reply was lost stops at items spilled before the append started.
     createdAt: ctx.now(),
     epoch: 0,

@@ -2,7 +2,7 @@
 // spilled part of the tail (its entries, lib/log/manifest-entry.ts) or a merged segment. Every
 // write to them is a named function here:
 //
-//   putSpillItem         a spill (any process): create only, never overwrite (design rule 2)
+//   putSpillItem         a spill (any process): create only, never overwrite (docs/ARCHITECTURE.md rule 2)
 //   touchSpillItem       adopting an old spill (any process): its createdAt only
 //   replaceSegmentItem   a merge's swap (partition leader): only the exact item seen
 //   deleteSegmentItem    a merge or retention (partition leader): only the exact item seen

@@ -2,7 +2,7 @@
 //   { pk, sk, name, id, partitions, config: TopicConfig, createdAt }
 // `id` is a random topic id (Kafka's KIP-516), part of every key of the topic's partitions, so a
 // writer stalled across a delete and re-create can never land data in the new topic. Creation
-// writes every partition's STATE item first (appends never create it: design rule 1), then the
+// writes every partition's STATE item first (appends never create it: docs/ARCHITECTURE.md rule 1), then the
 // topic item, so a topic is visible only once all its partitions can be appended to.
 // Topic config uses Kafka's names and defaults; only the keys Sluice honours are accepted.
 import { randomBytes } from 'node:crypto';

@@ -1,4 +1,4 @@
-// The assignors' worked examples (seeds/001 and Kafka's documentation) reproduced over HTTP: the
+// The assignors' worked examples (Kafka's documentation and notes on it) reproduced over HTTP: the
 // members join, heartbeat and rejoin until all have caught up with the latest generation, and then
 // hold exactly what the pure assignor computes.
 import { beforeAll, describe, expect, it } from 'vitest';

@@ -6,7 +6,7 @@ import { RETENTION_SCHEDULE_OP, SLUICE_FUNCTION_NAMES } from '../../infra/routes
 import { SluiceStack } from '../../infra/sluice-stack.js';
 import { functionIds, roleActions, roleOfFunction, synthesize } from './synth.js';
 
-// The contract of ../shared/api.md and the function that must serve each path.
+// The HTTP contract (README.md) and the function that must serve each path.
 const API_MD_ROUTES: Record<string, string> = {
   'POST /v1/topics': 'admin',
   'GET /v1/topics': 'admin',

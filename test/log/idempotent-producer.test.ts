@@ -1,4 +1,4 @@
-// Idempotent producers on the leaderless append path (design.md rule 5 and 6): the producer's
+// Idempotent producers on the leaderless append path (docs/ARCHITECTURE.md rules 5 and 6): the producer's
 // entry and base offset are set by the same conditional UpdateItem that appends the batch, and a
 // refused update is decided by one consistent read: a resent batch is answered with its original
 // offsets, a gap, an older batch, an old epoch and an unknown producer each get Kafka's error, and

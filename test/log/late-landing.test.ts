@@ -1,6 +1,6 @@
 // Requests that reach DynamoDB long after their sender started them (a stalled process, a request
 // stuck in the network after its sender timed out and the SDK retried): the append protocol stays
-// correct whenever they land (design.md rules 2, 3, 4 and 1).
+// correct whenever they land (docs/ARCHITECTURE.md rules 2, 3, 4 and 1).
 //   - Concurrent spillers of one tail settle on ONE SEG item: the first put wins, a later one fails
 //     attribute_not_exists and adopts the item as it is (even when it lists fewer entries than its
 //     own view), and removes exactly those entries only if tailBase is unchanged.

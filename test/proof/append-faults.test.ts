@@ -14,7 +14,7 @@
 //     commit again.
 // The "client" retries an idempotent batch with the same sequence (on a successor process when
 // the process died); plain batches are not retried (at-least-once is the client's choice).
-// After each scenario the shared checker (invariants.ts) verifies design.md's invariants
+// After each scenario the shared checker (invariants.ts) verifies RELIABILITY.md's guarantees
 // (acknowledged = present exactly once at its offset; unacknowledged visible only when the outcome
 // was ambiguous; the manifest tiles the log; dense offsets), every idempotent batch ends up
 // acknowledged exactly once, and another process's append then succeeds at the high watermark.

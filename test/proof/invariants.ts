@@ -1,4 +1,4 @@
-// The invariants of design.md as one checker every proof test shares. A test keeps a Ledger of the
+// The guarantees of RELIABILITY.md as one checker every proof test shares. A test keeps a Ledger of the
 // batches it tried to append (values unique per batch, see processes.ts) with what each attempt
 // was told, then asks the checker to compare the stored log with it:
 //   - STATE is consistent: logStartOffset <= tailBase, tailBase + the tail's counts = nextOffset,

@@ -1,6 +1,6 @@
 // "Processes" for the proof tests: every Sluice process is a SluiceContext with its own SDK clients
 // (so faults injected into one never touch another), its own owner id (fresh per process start,
-// as design.md requires) and its own clock. Clocks are injected (`ctx.now`) so a test can move a
+// as docs/ARCHITECTURE.md requires) and its own clock. Clocks are injected (`ctx.now`) so a test can move a
 // process past a lease's expiry without sleeping, or skew two processes against each other.
 // Appends take no lease (the leaderless protocol): the lease options only matter to maintenance.
 import { createContext, type SluiceContext } from '../../lib/context.js';

@@ -1,7 +1,7 @@
 // Kafka's RangeAssignor, exactly: topic by topic, the members subscribed to the topic (sorted by
 // memberId) get consecutive ranges of partitions. With n partitions and c members, each gets
 // floor(n / c) and the first n % c members one extra. Because the extra always goes to the first
-// members, several topics can pile up on them (seeds/001: two topics of 3 partitions over two
+// members, several topics can pile up on them (Kafka's RangeAssignor example: two topics of 3 partitions over two
 // consumers give C0 four partitions and C1 two).
 import { addPartition, canonicalAssignment, compareStrings, sortedMembers, type Assignor, type GroupAssignment } from './types.js';
 
