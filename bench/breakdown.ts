@@ -74,7 +74,7 @@ export async function benchBreakdown(storage: BenchStorage, seconds: number, con
   const ctx: SluiceContext = await storage.newContext();
   // A keyless request's one batch holds 1 MiB of values plus framing: over Kafka's default
   // max.message.bytes (1 MiB + 12), which applies to a client's batch as a whole (as in section (c)).
-  await createTopic(ctx, 'b', PARTITIONS, { 'max.message.bytes': 2 * MIB });
+  const topic = await createTopic(ctx, 'b', PARTITIONS, { 'max.message.bytes': 2 * MIB });
   const server = await startServer({ context: ctx });
   const ms = seconds * 1000;
   const value = 'x'.repeat(VALUE_BYTES);
@@ -84,7 +84,7 @@ export async function benchBreakdown(storage: BenchStorage, seconds: number, con
   try {
     const produceDepths: [string, (i: number) => Promise<number>][] = [
       ['log layer (appendToPartitions)', async (i) => {
-        await appendToPartitions(ctx, 'b', [{ partition: i % PARTITIONS, records }]);
+        await appendToPartitions(ctx, topic, [{ partition: i % PARTITIONS, records }]);
         return RECORDS * VALUE_BYTES;
       }],
       ['+ handler (handleHttp in process)', async () => {
@@ -107,9 +107,9 @@ export async function benchBreakdown(storage: BenchStorage, seconds: number, con
     const batchHeaders = { 'content-type': RECORD_BATCHES_MEDIA_TYPE };
     const batchDepths: [string, (i: number) => Promise<number>][] = [
       ['log layer (appendToPartitions, encoded batch)', async (i) => {
-        // Each append gets its own bytes, as the handler's decoded body is its own: the leader stamps them in place.
+        // Each append gets its own bytes, as the handler's decoded body is its own: the a fetch stamps them in place.
         const bytes = Buffer.from(batch);
-        await appendToPartitions(ctx, 'b', [{ partition: i % PARTITIONS, batch: { bytes, count: RECORDS, minTimestamp } }]);
+        await appendToPartitions(ctx, topic, [{ partition: i % PARTITIONS, batch: { bytes, count: RECORDS, minTimestamp } }]);
         return RECORDS * VALUE_BYTES;
       }],
       ['+ handler (handleHttp in process, batches body)', async (i) => {
@@ -127,7 +127,8 @@ export async function benchBreakdown(storage: BenchStorage, seconds: number, con
     ];
     for (const [depth, op] of batchDepths) rows.push({ path: 'produce', body: 'batches', depth, ...(await measure(storage, ms, concurrency, op)) });
 
-    // Every partition now holds many 1 MiB produce ranges; readers cycle over them from offset 0.
+    // Every partition now holds many 1 MiB produce ranges; readers cycle over its first four (a spilled
+    // SEG item once the partition had TAIL_MAX_ENTRIES appends, else STATE's tail) from offset 0.
     const end = RECORDS * 4;
     const next = new Array<number>(PARTITIONS).fill(0);
     const take = (i: number) => {
@@ -139,7 +140,7 @@ export async function benchBreakdown(storage: BenchStorage, seconds: number, con
     const fetchDepths: [string, (i: number) => Promise<number>][] = [
       ['log layer (readRecords)', async (i) => {
         const { p, offset } = take(i);
-        const read = await readRecords(ctx, 'b', p, { offset, maxBytes: MIB });
+        const read = await readRecords(ctx, topic, p, { offset, maxBytes: MIB });
         return read.records.reduce((n, r) => n + (r.value?.length ?? 0), 0);
       }],
       ['+ handler (handleHttp in process)', async (i) => {
@@ -162,7 +163,7 @@ export async function benchBreakdown(storage: BenchStorage, seconds: number, con
     const fetchBatchDepths: [string, (i: number) => Promise<number>][] = [
       ['log layer (readBatches, decoded)', async (i) => {
         const { p, offset } = take(i);
-        const read = await readBatches(ctx, 'b', p, { offset, maxBytes: MIB });
+        const read = await readBatches(ctx, topic, p, { offset, maxBytes: MIB });
         return valueBytesOf(Buffer.concat(read.batches), offset);
       }],
       ['+ handler (handleHttp in process, batches answer)', async (i) => {

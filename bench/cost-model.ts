@@ -5,11 +5,16 @@
 //
 // Two producer shapes over a 16-partition topic:
 //   - keyed: records spread over all partitions by key, so every produce request touches all 16
-//     (counted: 1 S3 PUT + 16 STATE commits + the occasional spill of a partition's STATE tail);
+//     (counted: 1 S3 PUT of the intake object + 16 STATE updates, + the spill of each partition's
+//     tail once in TAIL_MAX_ENTRIES appends: one PutItem + one UpdateItem);
 //   - keyless: Kafka's sticky partitioner, so a request carries one partition's batch
-//     (counted: 1 S3 PUT + 1 STATE commit + the occasional spill).
+//     (counted: 1 S3 PUT + 1 STATE update, + the spill once in TAIL_MAX_ENTRIES appends).
+// Maintenance merges the intake objects into per-partition segments, reading each intake object
+// once for all the partitions it holds (counted: GETs per intake object, and per merged range,
+// per merge and per partition the rest of the run's requests).
 // A client lingers `lingerMs` and then sends what it has as one request (capped at
 // MAX_REQUEST_BYTES; beyond that it sends several full requests).
+import { DEFAULT_MAX_MERGE_BYTES } from '../lib/log/merge.js';
 import type { RequestCounts } from './requests.js';
 
 /** AWS list prices, us-east-1, USD, as used here. Not fetched online (no internet here): from the published price pages as known; change here if they moved. */
@@ -40,30 +45,43 @@ export interface Workload {
   readonly lingerMs: number;
 }
 
-/** What the model takes from the counted runs. */
+/** What the model takes from the counted runs (requests.ts). */
 export interface CountedRequests {
-  /**
-   * Per warm produce request touching all partitions (keyed) and one partition (keyless): the
-   * requests, and the DynamoDB write units they cost (by the measured item sizes).
-   */
+  /** Per warm produce request touching all partitions (keyed) and one partition (keyless). */
   readonly perProduce: { readonly keyed: ProduceCounts; readonly keyless: ProduceCounts };
-  /** Per fetch answered from STATE's tail (a tailing consumer), and from a SEG item (compacted data). */
+  /** Per fetch of one range of STATE's tail (a tailing consumer), and per repeated fetch in a merged segment. */
   readonly perFetchTail: RequestCounts;
-  readonly perFetchItem: RequestCounts;
-  /** One steady-state maintenance run (not the first) over `partitions` partitions. */
+  readonly perFetchMerged: RequestCounts;
+  /** One counted maintenance run over `partitions` partitions of a keyed topic. */
   readonly maintenance: {
     readonly partitions: number;
     readonly merges: number;
-    readonly replacedItems: number;
     readonly replacedRanges: number;
+    /** Intake objects written before the run, and its GETs of them and of merged segments. */
+    readonly intakeObjects: number;
+    readonly intakeObjectsRead: number;
+    readonly segmentObjectsRead: number;
     readonly counts: RequestCounts;
+    /** DynamoDB units the run consumed, as reported. */
+    readonly writeUnits: number;
+    readonly readUnits: number;
   };
 }
 
+/** A warm produce request, counted: requests without a spill, and what the spills add. */
 export interface ProduceCounts {
-  readonly requests: RequestCounts;
-  readonly writeUnits: number;
+  /** Requests of an append that spilled nothing (1 S3 PUT + 1 UpdateItem per partition, counted). */
+  readonly plain: RequestCounts;
+  /** DynamoDB write units of such an append. */
+  readonly plainWriteUnits: number;
+  /** Extra write units of an append that spilled (every partition it touched spilled). */
+  readonly spillWriteUnits: number;
+  /** Appends that spilled, per partition: 1 in TAIL_MAX_ENTRIES. */
+  readonly spillsPerPartitionAppend: number;
 }
+
+/** Write units per produce request, the spills amortized. */
+export const produceWriteUnits = (p: ProduceCounts) => p.plainWriteUnits + p.spillWriteUnits * p.spillsPerPartitionAppend;
 
 export interface Assumptions {
   /** Lambda memory for produce/fetch, GB. */
@@ -74,9 +92,9 @@ export interface Assumptions {
   readonly fetchMs: number;
   /** Retention for storage cost. */
   readonly retentionDays: number;
-  /** Maintenance (compaction, retention, sweep) schedule: infra's default rate(5 minutes). */
+  /** Maintenance (merge, retention, sweep) schedule: infra's default rate(5 minutes). */
   readonly maintenanceIntervalSeconds: number;
-  /** What one merge holds (compaction.ts DEFAULT_MAX_MERGE_BYTES). */
+  /** What one merge holds (merge.ts DEFAULT_MAX_MERGE_BYTES). */
   readonly maxMergeBytes: number;
   /** Fetch maxBytes. */
   readonly fetchMaxBytes: number;
@@ -91,7 +109,7 @@ export const ASSUMPTIONS: Assumptions = {
   fetchMs: 30,
   retentionDays: 7,
   maintenanceIntervalSeconds: 300,
-  maxMergeBytes: 64 * 2 ** 20,
+  maxMergeBytes: DEFAULT_MAX_MERGE_BYTES,
   fetchMaxBytes: 2 ** 20,
   apiGateway: true,
 };
@@ -114,14 +132,14 @@ export interface CostLine {
     readonly dynamodb: number;
     readonly lambda: number;
     readonly apiGateway: number;
-    /** Maintenance: compaction of the produce items, retention of the segments, the sweep. */
+    /** Maintenance: merge of the intake objects into segments, retention, the sweep. */
     readonly maintenance: number;
     readonly total: number;
   };
   readonly storagePerGb: number;
-  /** $ per GB read by a tailing consumer (one fetch per produce range) and by one reading compacted segments (maxBytes per fetch). */
+  /** $ per GB read by a tailing consumer (one fetch per produce range) and by one reading merged segments (maxBytes per fetch). */
   readonly readTail: number;
-  readonly readCompacted: number;
+  readonly readMerged: number;
   readonly kinesisOnDemand: { readonly ingest: number; readonly read: number };
   readonly kinesisProvisioned: { readonly shards: number; readonly ingest: number; readonly read: number };
 }
@@ -132,32 +150,43 @@ const ddbReads = (c: RequestCounts) => n(c, 'ddb:GetItem') + n(c, 'ddb:Query');
 /** S3 request classes: PUT/COPY/POST/LIST at the PUT price, GET at the GET price (DELETE is free). */
 const s3Cost = (c: RequestCounts) =>
   (n(c, 's3:PutObject') + n(c, 's3:ListObjectsV2') + n(c, 's3:CopyObject')) * PRICES.s3Put + (n(c, 's3:GetObject') + n(c, 's3:HeadObject')) * PRICES.s3Get;
-/** Every item written here is < 1 KB (1 WRU); every read 1 RRU (a manifest Query of a partition's few items stays under 4 KB per page). */
+/** A fetch's reads: 1 RRU each (STATE and a floor Query page are far below 4 KB). */
 const ddbCost = (c: RequestCounts) => ddbWrites(c) * PRICES.ddbWriteUnit + ddbReads(c) * PRICES.ddbReadUnit;
 const apiGatewayCost = (bytes: number, a: Assumptions) => (a.apiGateway ? Math.max(1, Math.ceil(bytes / API_GATEWAY_METER_BYTES)) * PRICES.apiGatewayRequest : 0);
 
 /**
- * Maintenance $ per GB from one counted steady-state run: the run's requests split into a part per
- * replaced produce range (its ranged GET, and its share of an item delete: an item lists the
- * ranges of a spilled STATE tail), a part per merge (segment PUTs, merged item, STATE) and a fixed
- * part per run (snapshot reads, listings, job lease), scaled to this workload's ranges per GB, one
- * merge per partition per run, and runs per GB.
+ * Maintenance $ per GB from one counted run: the intake object GETs (per intake object, i.e. per
+ * produce request), the deletes of replaced items (per merged range), per merge its segment PUTs
+ * and its merged item, and per partition the rest (lease and STATE updates, snapshot reads,
+ * listings, GETs of merged segments merged again); DynamoDB writes and reads at the units the run
+ * consumed per request. Scaled to this workload's produce requests and ranges per GB, one merge
+ * per partition per run (more when a partition's bytes per interval pass what a merge holds), and
+ * runs per GB.
  */
-function maintenancePerGb(w: Workload, rangesPerGb: number, counted: CountedRequests['maintenance'], a: Assumptions): number {
+function maintenancePerGb(w: Workload, requestsPerGb: number, rangesPerGb: number, counted: CountedRequests['maintenance'], a: Assumptions): number {
   const c = counted.counts;
-  // The run's ranged GETs and item deletes, per range it replaced (deletes are per item: fewer).
-  const perRange = (n(c, 's3:GetObject') * PRICES.s3Get + n(c, 'ddb:DeleteItem') * PRICES.ddbWriteUnit) / counted.replacedRanges;
-  const perMerge = (n(c, 's3:PutObject') * PRICES.s3Put + (n(c, 'ddb:PutItem') + n(c, 'ddb:UpdateItem')) * PRICES.ddbWriteUnit) / counted.merges;
-  const fixedPerPartition = (ddbReads(c) * PRICES.ddbReadUnit + n(c, 's3:ListObjectsV2') * PRICES.s3Put) / counted.partitions;
+  const unitsPerWrite = counted.writeUnits / Math.max(1, ddbWrites(c));
+  const unitsPerRead = counted.readUnits / Math.max(1, ddbReads(c));
+  const write = unitsPerWrite * PRICES.ddbWriteUnit;
+  const read = unitsPerRead * PRICES.ddbReadUnit;
+  const perIntakeObject = (counted.intakeObjectsRead / counted.intakeObjects) * PRICES.s3Get;
+  const perRange = (n(c, 'ddb:DeleteItem') * write) / counted.replacedRanges;
+  const perMerge = (n(c, 's3:PutObject') * PRICES.s3Put + n(c, 'ddb:PutItem') * write) / counted.merges;
+  const perPartitionRun =
+    (n(c, 'ddb:UpdateItem') * write + ddbReads(c) * read + n(c, 's3:ListObjectsV2') * PRICES.s3Put + counted.segmentObjectsRead * PRICES.s3Get) /
+    counted.partitions;
   const secondsPerGb = GB / (w.mbPerSecond * MB);
   const runsPerGb = secondsPerGb / a.maintenanceIntervalSeconds;
-  // One merge per partition per run, more when a partition's new bytes pass what one merge holds.
   const bytesPerPartitionRun = (w.mbPerSecond * MB * a.maintenanceIntervalSeconds) / w.partitions;
   const mergesPerPartitionRun = Math.max(1, Math.ceil(bytesPerPartitionRun / a.maxMergeBytes));
-  // Retention (modeled, not counted here): it drops whole compacted segments, at most one per
+  // Retention (modeled, not counted here): it drops whole merged segments, at most one per
   // partition per run: one item delete and one STATE update each (S3 DELETE is free).
   const retentionPerPartitionRun = 2 * PRICES.ddbWriteUnit;
-  return rangesPerGb * perRange + runsPerGb * w.partitions * (mergesPerPartitionRun * perMerge + fixedPerPartition + retentionPerPartitionRun);
+  return (
+    requestsPerGb * perIntakeObject +
+    rangesPerGb * perRange +
+    runsPerGb * w.partitions * (mergesPerPartitionRun * perMerge + perPartitionRun + retentionPerPartitionRun)
+  );
 }
 
 export function modelCost(w: Workload, counted: CountedRequests, a: Assumptions = ASSUMPTIONS): CostLine {
@@ -165,20 +194,20 @@ export function modelCost(w: Workload, counted: CountedRequests, a: Assumptions 
   const partitionsPerRequest = w.shape === 'keyed' ? w.partitions : 1;
   const requestBytes = Math.min(MAX_REQUEST_BYTES, (w.mbPerSecond * MB * w.lingerMs) / 1000);
   const requestsPerGb = GB / requestBytes;
-  const s3Put = requestsPerGb * s3Cost(perProduce.requests);
-  const dynamodb = requestsPerGb * (perProduce.writeUnits * PRICES.ddbWriteUnit + ddbReads(perProduce.requests) * PRICES.ddbReadUnit);
+  const s3Put = requestsPerGb * s3Cost(perProduce.plain);
+  const dynamodb = requestsPerGb * (produceWriteUnits(perProduce) * PRICES.ddbWriteUnit + ddbReads(perProduce.plain) * PRICES.ddbReadUnit);
   const produceSeconds = (a.produceBaseMs + (a.produceMsPerMb * requestBytes) / MB) / 1000;
   const lambda = requestsPerGb * (PRICES.lambdaRequest + a.lambdaGb * produceSeconds * PRICES.lambdaGbSecond);
   const apiGateway = requestsPerGb * apiGatewayCost(requestBytes * (1 + JSON_BYTES_PER_RECORD / w.recordBytes), a);
-  const maintenance = maintenancePerGb(w, requestsPerGb * partitionsPerRequest, counted.maintenance, a);
+  const maintenance = maintenancePerGb(w, requestsPerGb, requestsPerGb * partitionsPerRequest, counted.maintenance, a);
   const total = s3Put + dynamodb + lambda + apiGateway + maintenance;
 
   const perFetch = (counts: RequestCounts, bytes: number) =>
     s3Cost(counts) + ddbCost(counts) + PRICES.lambdaRequest + a.lambdaGb * (a.fetchMs / 1000) * PRICES.lambdaGbSecond + apiGatewayCost(bytes, a);
-  // A tailing consumer's fetch answers from one manifest range (in STATE's tail): one request's range of the partition.
+  // A tailing consumer keeping up reads each new range of STATE's tail as it lands: one request's range of the partition per fetch.
   const tailFetchBytes = Math.min(a.fetchMaxBytes, requestBytes / partitionsPerRequest);
   const readTail = (GB / tailFetchBytes) * perFetch(counted.perFetchTail, tailFetchBytes);
-  const readCompacted = (GB / a.fetchMaxBytes) * perFetch(counted.perFetchItem, a.fetchMaxBytes);
+  const readMerged = (GB / a.fetchMaxBytes) * perFetch(counted.perFetchMerged, a.fetchMaxBytes);
 
   const gbPerHour = (w.mbPerSecond * MB * 3600) / GB;
   const kinesisOnDemand = {
@@ -202,7 +231,7 @@ export function modelCost(w: Workload, counted: CountedRequests, a: Assumptions 
     ingest: { s3Put, dynamodb, lambda, apiGateway, maintenance, total },
     storagePerGb: PRICES.s3StorageGbMonth * (a.retentionDays / 30.4),
     readTail,
-    readCompacted,
+    readMerged,
     kinesisOnDemand,
     kinesisProvisioned,
   };

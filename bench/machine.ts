@@ -25,7 +25,10 @@ export function describeMachine(): MachineDescription {
   };
 }
 
-export function machineMarkdown(m: MachineDescription): string {
+/** 1-minute load average now (for the end of a run). */
+export const loadAverageNow = () => Math.round(os.loadavg()[0] * 100) / 100;
+
+export function machineMarkdown(m: MachineDescription, loadAtEnd?: number): string {
   return [
     '| | |',
     '|---|---|',
@@ -36,5 +39,6 @@ export function machineMarkdown(m: MachineDescription): string {
     `| OS | ${m.platform} |`,
     `| date | ${m.date} |`,
     `| load average (1 min) at start | ${m.loadAverage} |`,
+    ...(loadAtEnd === undefined ? [] : [`| load average (1 min) at the end | ${loadAtEnd} |`]),
   ].join('\n');
 }

@@ -12,6 +12,8 @@ export interface RequestCounter {
   readonly counts: Map<string, number>;
   /** Bytes sent in PutObject bodies since the last reset. */
   putBytes: number;
+  /** Object keys of the GetObject requests since the last reset, in order. */
+  readonly getKeys: string[];
   /** DynamoDB capacity units the endpoint reported consumed by writes (PutItem, UpdateItem, DeleteItem) and by reads. */
   writeUnits: number;
   readUnits: number;
@@ -29,6 +31,7 @@ export function countStorageRequests(clients: { readonly s3: S3Client; readonly 
   const counter: RequestCounter = {
     counts: new Map(),
     putBytes: 0,
+    getKeys: [],
     writeUnits: 0,
     readUnits: 0,
     total: (prefix = '') => [...counter.counts].reduce((sum, [kind, n]) => (kind.startsWith(prefix) ? sum + n : sum), 0),
@@ -36,6 +39,7 @@ export function countStorageRequests(clients: { readonly s3: S3Client; readonly 
     reset: () => {
       counter.counts.clear();
       counter.putBytes = 0;
+      counter.getKeys.length = 0;
       counter.writeUnits = 0;
       counter.readUnits = 0;
     },
@@ -48,6 +52,7 @@ export function countStorageRequests(clients: { readonly s3: S3Client; readonly 
         const kind = `${client}:${(context.commandName ?? 'unknown').replace(/Command$/, '')}`;
         counter.counts.set(kind, (counter.counts.get(kind) ?? 0) + 1);
         if (kind === 's3:PutObject') counter.putBytes += Number(args.input.ContentLength ?? 0);
+        if (kind === 's3:GetObject') counter.getKeys.push(String(args.input.Key));
         return next(args);
       };
     (stack.add as (m: unknown, o: unknown) => void)(middleware, { step: 'deserialize', name });
