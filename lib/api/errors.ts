@@ -1,5 +1,6 @@
 // The HTTP half of the error contract (README.md "Errors": codes and statuses): each of Sluice's error codes
 // (lib/errors.ts) answered with its status, and the body every error has.
+import * as z from 'zod';
 import type { ErrorCode, SluiceError } from '../errors.js';
 
 const HTTP_STATUS: Readonly<Record<ErrorCode, number>> = {
@@ -35,7 +36,21 @@ const HTTP_STATUS: Readonly<Record<ErrorCode, number>> = {
   UNKNOWN_SERVER_ERROR: 500,
 };
 
+/** Every error code, in the order above (the OpenAPI document's ErrorCode enum). */
+export const ERROR_CODES = Object.keys(HTTP_STATUS) as [ErrorCode, ...ErrorCode[]];
+
 /** The HTTP status an error is answered with. */
 export function httpStatusOf(error: SluiceError): number {
   return HTTP_STATUS[error.code];
 }
+
+/** The error body of every failure (SluiceError.toBody, router.ts errorResponse): the OpenAPI document's Error. */
+export const errorBodySchema = z.strictObject({
+  error: z
+    .looseObject({
+      code: z.enum(ERROR_CODES).meta({ id: 'ErrorCode', description: "Kafka's error name (lib/errors.ts)" }),
+      message: z.string(),
+      retriable: z.boolean().describe('Whether the same request may succeed later (after Retry-After seconds when given)'),
+    })
+    .describe('Code-specific fields may follow, e.g. logStartOffset and highWatermark for OFFSET_OUT_OF_RANGE'),
+});

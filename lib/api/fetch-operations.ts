@@ -48,6 +48,25 @@ export const fetchSchema = z.strictObject({
 
 type FetchInput = z.output<typeof fetchSchema>;
 
+const offset = z.int().min(0);
+const bytesOrNull = z.string().nullable().describe("UTF-8 text or base64, as the request's encoding says; null when absent");
+
+/** The JSON answer of a fetch (docs/openapi.json); a record-batches answer is binary. */
+export const fetchResponseSchema = z.strictObject({
+  records: z.array(
+    z.strictObject({
+      offset,
+      timestamp: z.int(),
+      key: bytesOrNull,
+      value: bytesOrNull,
+      headers: z.array(z.strictObject({ key: z.string(), value: bytesOrNull })),
+    }),
+  ),
+  nextOffset: offset.describe('The offset to fetch next'),
+  highWatermark: offset,
+  logStartOffset: offset,
+});
+
 const listOffsetsSchema = z.strictObject({
   topic: topicName,
   partition: partitionParam,
@@ -173,6 +192,9 @@ const fetchOperation: Operation = {
   method: 'GET',
   path: '/v1/topics/{topic}/partitions/{partition}/records',
   answersBatches: true,
+  summary: "Read a partition's records from an offset, long-polling up to maxWaitMs at the end (Kafka Fetch)",
+  input: fetchSchema,
+  response: { status: 200, body: fetchResponseSchema },
   async run(ctx, input) {
     return { status: 200, body: await fetchRecords(ctx, input) };
   },
@@ -182,6 +204,12 @@ const listOffsetsOperation: Operation = {
   name: 'listOffsets',
   method: 'GET',
   path: '/v1/topics/{topic}/partitions/{partition}/offsets',
+  summary: 'The earliest or latest offset, or the first at or after a timestamp (Kafka ListOffsets)',
+  input: listOffsetsSchema,
+  response: {
+    status: 200,
+    body: z.strictObject({ offset, timestamp: z.int().optional().describe("The found record's timestamp (by timestamp)") }),
+  },
   async run(ctx, raw) {
     const input = parseInput(listOffsetsSchema, raw);
     validateTopicName(input.topic);

@@ -70,6 +70,48 @@ const resetSchema = z.strictObject({
   ]),
 });
 
+// Answers (docs/openapi.json; test/api/openapi.test.ts checks real answers against them).
+const assignor = z.enum(['range', 'roundrobin', 'sticky']).describe("The group's assignor ('cooperative-sticky' is answered as 'sticky')");
+const topicPartitions = z.array(z.strictObject({ topic: z.string(), partitions: z.array(partition) }));
+const state = z.enum(['Empty', 'PreparingRebalance', 'CompletingRebalance', 'Stable']);
+const committedOffset = z.strictObject({ topic: z.string(), partition, offset: z.int().min(0), metadata: z.string() });
+const committedOffsets = z.strictObject({ offsets: z.array(committedOffset) });
+const offsetWithLag = committedOffset.extend({ highWatermark: z.int().min(0), lag: z.int().min(0) });
+const joinResponse = z.strictObject({
+  memberId: z.string(),
+  generation: z.int().min(0),
+  assignor,
+  sessionTimeoutMs: z.int(),
+  assignment: topicPartitions.describe("The member's partitions in this generation"),
+});
+const heartbeatResponse = z.strictObject({
+  generation: z.int().min(0),
+  rebalance: z.boolean().describe('The group is rebalancing: rejoin to get the new assignment'),
+});
+const groupListing = z.strictObject({
+  groups: z.array(z.strictObject({ group: z.string(), state, generation: z.int().min(0), assignor: assignor.nullable(), members: z.int().min(0) })),
+});
+const groupDescription = z.strictObject({
+  group: z.string(),
+  state,
+  generation: z.int().min(0),
+  assignor: assignor.nullable(),
+  members: z.array(
+    z.strictObject({
+      memberId: z.string(),
+      clientId: z.string(),
+      topics: z.array(z.string()),
+      assignment: topicPartitions,
+      sessionTimeoutMs: z.int(),
+      ackGeneration: z.int().describe('The latest generation the member heartbeated with'),
+    }),
+  ),
+  pending: z
+    .array(z.strictObject({ topic: z.string(), partition, from: z.string() }))
+    .describe('Partitions taken from member `from` and not yet handed to their new owner'),
+  offsets: z.array(offsetWithLag),
+});
+
 function rejectDuplicates(offsets: readonly { topic: string; partition: number }[]): void {
   const seen = new Set<string>();
   for (const { topic, partition: p } of offsets) {
@@ -83,6 +125,9 @@ const joinGroupOperation: Operation = {
   name: 'joinGroup',
   method: 'POST',
   path: '/v1/groups/{group}/members',
+  summary: 'Join a consumer group, or rejoin it, and get this generation\'s assignment (Kafka JoinGroup + SyncGroup)',
+  input: joinSchema,
+  response: { status: 200, body: joinResponse },
   async run(ctx, raw) {
     const input = parseInput(joinSchema, raw);
     input.topics.forEach(validateTopicName);
@@ -98,6 +143,9 @@ const heartbeatOperation: Operation = {
   name: 'heartbeat',
   method: 'POST',
   path: '/v1/groups/{group}/members/{memberId}/heartbeat',
+  summary: 'Keep a member alive and learn of a rebalance (Kafka Heartbeat)',
+  input: heartbeatSchema,
+  response: { status: 200, body: heartbeatResponse },
   async run(ctx, raw) {
     const input = parseInput(heartbeatSchema, raw);
     return { status: 200, body: await heartbeat(ctx, input.group, input.memberId, input.generation) };
@@ -108,6 +156,9 @@ const leaveGroupOperation: Operation = {
   name: 'leaveGroup',
   method: 'DELETE',
   path: '/v1/groups/{group}/members/{memberId}',
+  summary: 'Leave the group, or remove a member (Kafka LeaveGroup)',
+  input: memberSchema,
+  response: { status: 204 },
   async run(ctx, raw) {
     const input = parseInput(memberSchema, raw);
     await leaveGroup(ctx, input.group, input.memberId);
@@ -119,6 +170,9 @@ const commitOffsetsOperation: Operation = {
   name: 'commitOffsets',
   method: 'POST',
   path: '/v1/groups/{group}/offsets',
+  summary: 'Commit offsets, as a member of the current generation or standalone (Kafka OffsetCommit)',
+  input: commitSchema,
+  response: { status: 200, body: committedOffsets },
   async run(ctx, raw) {
     const input = parseInput(commitSchema, raw);
     input.offsets.forEach((o) => validateTopicName(o.topic));
@@ -131,6 +185,9 @@ const fetchOffsetsOperation: Operation = {
   name: 'fetchOffsets',
   method: 'GET',
   path: '/v1/groups/{group}/offsets',
+  summary: "The group's committed offsets with each partition's lag (Kafka OffsetFetch)",
+  input: fetchSchema,
+  response: { status: 200, body: z.strictObject({ offsets: z.array(offsetWithLag) }) },
   async run(ctx, raw) {
     const input = parseInput(fetchSchema, raw);
     if (input.topic !== undefined) validateTopicName(input.topic);
@@ -142,6 +199,9 @@ const resetOffsetsOperation: Operation = {
   name: 'resetOffsets',
   method: 'POST',
   path: '/v1/groups/{group}/offsets/reset',
+  summary: "Reset the group's offsets of a topic (kafka-consumer-groups.sh --reset-offsets)",
+  input: resetSchema,
+  response: { status: 200, body: committedOffsets },
   async run(ctx, raw) {
     const input = parseInput(resetSchema, raw);
     validateTopicName(input.topic);
@@ -153,6 +213,9 @@ const listGroupsOperation: Operation = {
   name: 'listGroups',
   method: 'GET',
   path: '/v1/groups',
+  summary: 'List the consumer groups (Kafka ListGroups)',
+  input: z.strictObject({}),
+  response: { status: 200, body: groupListing },
   async run(ctx, raw) {
     parseInput(z.strictObject({}), raw);
     return { status: 200, body: { groups: await listGroups(ctx) } };
@@ -163,6 +226,9 @@ const describeGroupOperation: Operation = {
   name: 'describeGroup',
   method: 'GET',
   path: '/v1/groups/{group}',
+  summary: "A group's state, members, assignment and offsets (Kafka DescribeGroups)",
+  input: groupSchema,
+  response: { status: 200, body: groupDescription },
   async run(ctx, raw) {
     const input = parseInput(groupSchema, raw);
     return { status: 200, body: await describeGroup(ctx, input.group) };
@@ -173,6 +239,9 @@ const deleteGroupOperation: Operation = {
   name: 'deleteGroup',
   method: 'DELETE',
   path: '/v1/groups/{group}',
+  summary: 'Delete an empty group and its offsets (Kafka DeleteGroups)',
+  input: groupSchema,
+  response: { status: 204 },
   async run(ctx, raw) {
     const input = parseInput(groupSchema, raw);
     await deleteGroup(ctx, input.group);

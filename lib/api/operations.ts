@@ -3,6 +3,7 @@
 // exists in the cloud exactly when it exists locally.
 import { fetchOperations } from './fetch-operations.js';
 import { groupOperations } from './group-operations.js';
+import { openApiOperation } from './openapi.js';
 import type { Operation } from './operation.js';
 import { produceOperation } from './produce-operation.js';
 import { producerOperations } from './producer-operations.js';
@@ -12,7 +13,8 @@ import { topicOperations } from './topic-operations.js';
 export const functionOperations = {
   produce: [produceOperation, ...producerOperations],
   fetch: [...fetchOperations],
-  admin: [...topicOperations],
+  // The admin function also answers GET /v1/openapi.json: the document of this table.
+  admin: [...topicOperations, openApiOperation((): Readonly<Record<string, readonly Operation[]>> => functionOperations)],
   groups: [...groupOperations],
 } as const satisfies Record<string, readonly Operation[]>;
 

@@ -15,6 +15,7 @@ import { RoundRobinPartitioner, partitionForKey } from '../partitioners/index.js
 import { RECORD_BATCH_OVERHEAD, type RecordInput } from '../records/index.js';
 import { decodeBytes } from './encoding.js';
 import { SluiceError, isSluiceError } from '../errors.js';
+import { errorBodySchema } from './errors.js';
 import { MAX_RECORDS_PER_REQUEST, appendAndAnswer } from './produce-append.js';
 import { produceBatches } from './produce-batches.js';
 import type { Operation } from './operation.js';
@@ -47,6 +48,29 @@ const produceSchema = z
   });
 
 type ProduceInput = z.output<typeof produceSchema>;
+
+const errorObject = errorBodySchema.shape.error;
+
+/** The answer to a produce, JSON or record-batches body (docs/openapi.json). */
+const produceResponseSchema = z.strictObject({
+  offsets: z
+    .array(
+      z.union([
+        z.strictObject({
+          partition: z.int(),
+          baseOffset: z.int().min(0),
+          count: z.int().min(1),
+          duplicate: z.literal(true).optional().describe('A retried idempotent batch, acknowledged with its original offsets'),
+        }),
+        z.strictObject({ partition: z.int(), error: errorObject }),
+      ]),
+    )
+    .describe("One entry per partition written, in order of first appearance; each partition's batch is appended or refused whole"),
+  records: z
+    .array(z.union([z.strictObject({ partition: z.int(), offset: z.int().min(0) }), z.strictObject({ partition: z.int(), error: errorObject.shape.code })]))
+    .optional()
+    .describe('Per record of a JSON body, in request order (absent for a record-batches body: record i of a batch is at baseOffset + i)'),
+});
 
 /**
  * Approximate encoded size of a record written alone in a batch: the batch header plus the
@@ -178,6 +202,9 @@ export const produceOperation: Operation = {
   method: 'POST',
   path: '/v1/topics/{topic}/records',
   acceptsBatchBody: true,
+  summary: 'Append records to partitions of a topic (Kafka Produce)',
+  input: produceSchema,
+  response: { status: 200, body: produceResponseSchema },
   async run(ctx, input) {
     // A record-batches body arrives as `batches` (bytes over HTTP, base64 by direct invoke).
     return { status: 200, body: 'batches' in input ? await produceBatches(ctx, input) : await produce(ctx, input) };

@@ -10,6 +10,9 @@ const initProducerIdOperation: Operation = {
   name: 'initProducerId',
   method: 'POST',
   path: '/v1/producers',
+  summary: 'A new producer id for idempotent produce (Kafka InitProducerId)',
+  input: z.strictObject({}),
+  response: { status: 200, body: z.strictObject({ producerId: z.int().min(0), producerEpoch: z.int().min(0) }) },
   async run(ctx, raw) {
     parseInput(z.strictObject({}), raw);
     const { producerId, producerEpoch } = await allocateProducerId(ctx);

@@ -25,6 +25,28 @@ const createTopicSchema = z.strictObject({
 const topicOnly = z.strictObject({ topic: topicName });
 const addPartitionsSchema = z.strictObject({ topic: topicName, count: anyInt });
 
+// Answers (docs/openapi.json; test/api/openapi.test.ts checks real answers against them).
+const topicConfig = z.record(z.string(), z.union([z.string(), z.number()])).describe("The topic's configuration, defaults filled in");
+const topicId = z.string().describe('Random topic id: 22 characters of base64url, as Kafka prints a topic UUID');
+const createdTopic = z.strictObject({ name: z.string(), topicId, partitions: z.int(), config: topicConfig });
+const topicListing = z.strictObject({ topics: z.array(z.strictObject({ name: z.string(), topicId, partitions: z.int() })) });
+const topicDescription = z.strictObject({
+  name: z.string(),
+  topicId,
+  config: topicConfig,
+  partitions: z.array(
+    z.strictObject({
+      partition: z.int(),
+      logStartOffset: z.int(),
+      highWatermark: z.int(),
+      leaderEpoch: z.int(),
+      segments: z.int(),
+      bytes: z.int(),
+    }),
+  ),
+});
+const partitionsAdded = z.strictObject({ name: z.string(), partitions: z.int(), config: topicConfig });
+
 /** Reads partition states a few at a time: a topic can have up to 1000 partitions. */
 async function describePartitions(ctx: SluiceContext, topic: TopicRef, count: number) {
   const out = [];
@@ -50,6 +72,9 @@ const createTopicOperation: Operation = {
   name: 'createTopic',
   method: 'POST',
   path: '/v1/topics',
+  summary: 'Create a topic (Kafka CreateTopics)',
+  input: createTopicSchema,
+  response: { status: 201, body: createdTopic },
   async run(ctx, raw) {
     const input = parseInput(createTopicSchema, raw);
     const topic = await createTopic(ctx, input.name, input.partitions, input.config);
@@ -61,6 +86,9 @@ const listTopicsOperation: Operation = {
   name: 'listTopics',
   method: 'GET',
   path: '/v1/topics',
+  summary: 'List the topics (Kafka Metadata)',
+  input: z.strictObject({}),
+  response: { status: 200, body: topicListing },
   async run(ctx, raw) {
     parseInput(z.strictObject({}), raw);
     const topics = await listTopics(ctx);
@@ -72,6 +100,9 @@ const describeTopicOperation: Operation = {
   name: 'describeTopic',
   method: 'GET',
   path: '/v1/topics/{topic}',
+  summary: "A topic's configuration and its partitions' offsets (Kafka Metadata, DescribeConfigs)",
+  input: topicOnly,
+  response: { status: 200, body: topicDescription },
   async run(ctx, raw) {
     const input = parseInput(topicOnly, raw);
     validateTopicName(input.topic);
@@ -87,6 +118,9 @@ const createPartitionsOperation: Operation = {
   name: 'createPartitions',
   method: 'POST',
   path: '/v1/topics/{topic}/partitions',
+  summary: 'Grow a topic to `count` partitions (Kafka CreatePartitions)',
+  input: addPartitionsSchema,
+  response: { status: 200, body: partitionsAdded },
   async run(ctx, raw) {
     const input = parseInput(addPartitionsSchema, raw);
     const topic = await addPartitions(ctx, input.topic, input.count);
@@ -98,6 +132,9 @@ const deleteTopicOperation: Operation = {
   name: 'deleteTopic',
   method: 'DELETE',
   path: '/v1/topics/{topic}',
+  summary: 'Delete a topic and its data (Kafka DeleteTopics)',
+  input: topicOnly,
+  response: { status: 204 },
   async run(ctx, raw) {
     const input = parseInput(topicOnly, raw);
     validateTopicName(input.topic);

@@ -158,6 +158,8 @@ const STEPS: Step[] = [
   { fn: 'groups', method: 'GET', path: '/v1/groups/billing/offsets', routePath: '/v1/groups/{group}/offsets' },
   { fn: 'admin', method: 'GET', path: '/v1/topics/missing', routePath: '/v1/topics/{topic}' },
   { fn: 'produce', method: 'POST', path: '/v1/topics/orders/records', routePath: '/v1/topics/{topic}/records', body: { records: 'x' } },
+  // The OpenAPI document (lib/api/openapi.ts), served by the admin function.
+  { fn: 'admin', method: 'GET', path: '/v1/openapi.json', routePath: '/v1/openapi.json' },
   // No route matches: API Gateway's `$default` route hands these to the admin function.
   { fn: 'admin', method: 'PUT', path: '/v1/topics/orders/partitions/0/records', routePath: '$default' },
   { fn: 'admin', method: 'GET', path: '/v2/topics', routePath: '$default' },
@@ -177,7 +179,7 @@ describe('bundled handlers', () => {
       statuses.push(bundled.status);
     }
     // The scenario covers success, conflict, range, not-found, validation and unmatched-route answers.
-    expect(statuses).toEqual([201, 409, 200, 200, 200, 416, 200, expect.any(Number), 200, 404, 400, 405, 404]);
+    expect(statuses).toEqual([201, 409, 200, 200, 200, 416, 200, expect.any(Number), 200, 404, 400, 200, 405, 404]);
   });
 
   it('answer direct-invoke events with the same bodies as HTTP', async () => {

@@ -99,6 +99,7 @@ describe('each function may make every AWS call its operations make', () => {
     await run('admin', { op: 'listTopics' });
     await run('admin', { op: 'describeTopic', topic: 't' });
     await run('admin', { op: 'createPartitions', topic: 't', count: 3 });
+    await run('admin', { op: 'getOpenApi' });
     const producer = await run('produce', { op: 'initProducerId' });
     for (let i = 0; i < 12; i++) {
       await run('produce', { op: 'produce', topic: 't', records: [{ partition: 0, value: `v${i}`.repeat(20), timestamp: T0 + i * 1000 }] });

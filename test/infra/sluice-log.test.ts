@@ -26,6 +26,7 @@ const API_MD_ROUTES: Record<string, string> = {
   'POST /v1/groups/{group}/offsets': 'groups',
   'GET /v1/groups/{group}/offsets': 'groups',
   'POST /v1/groups/{group}/offsets/reset': 'groups',
+  'GET /v1/openapi.json': 'admin',
 };
 
 let template: Template;
