@@ -3,13 +3,21 @@
 // `version = :read` (or `attribute_not_exists(pk)` for a new group) → on a lost race, read again
 // and decide again. Concurrent joins and leaves are thereby serialised: none is lost and no two
 // writers can both build on the same generation.
+//
+// Every write to a group's items is a named function here:
+//
+//   updateGroup               META: `version = :read` (or new), and the directory entry before a new group
+//   deleteGroupMeta           DeleteGroups: META only if its version is still the one read
+//   removeGroupFromDirectory  DeleteGroups, last step: the GROUPS directory entry
+//   putCommittedOffset        OffsetCommit: OFFSET#<topic>#<p>, fenced by `commitGeneration <= :generation`
+//   deleteCommittedOffsets    DeleteGroups: the given OFFSET items, unconditionally
 import { setTimeout as sleep } from 'node:timers/promises';
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { SluiceContext } from '../context.js';
 import { SluiceError } from '../errors.js';
 import { isConditionalCheckFailed } from '../metadata/aws-errors.js';
 import { groupDirectoryKey } from '../metadata/keys.js';
-import { groupMetaKey } from './group-keys.js';
+import { groupMetaKey, offsetKey } from './group-keys.js';
 import { MAX_GROUP_ITEM_BYTES, type GroupState } from './group-state.js';
 
 /** Attempts before a contended update gives up with a retriable error. */
@@ -48,7 +56,7 @@ export async function updateGroup<T>(
         throw new SluiceError('INVALID_REQUEST', `group '${group}' would exceed ${MAX_GROUP_ITEM_BYTES} bytes of state; use fewer members or topics`);
       }
       // A new group enters the directory before its first write, so listing never misses it.
-      if (!current) await ctx.ddb.send(new PutCommand({ TableName: ctx.table, Item: { ...groupDirectoryKey(group), group } }));
+      if (!current) await addGroupToDirectory(ctx, group);
       try {
         await ctx.ddb.send(
           new PutCommand({
@@ -69,4 +77,85 @@ export async function updateGroup<T>(
     return decision.result as T;
   }
   throw new SluiceError('REQUEST_TIMED_OUT', `group '${group}' is too contended to update; retry`);
+}
+
+/** The GROUPS directory entry listing reads; written before a new group's first META write. */
+async function addGroupToDirectory(ctx: SluiceContext, group: string): Promise<void> {
+  await ctx.ddb.send(new PutCommand({ TableName: ctx.table, Item: { ...groupDirectoryKey(group), group } }));
+}
+
+/** Last step of a delete: a crash before it leaves a directory entry that listing skips. */
+export async function removeGroupFromDirectory(ctx: SluiceContext, group: string): Promise<void> {
+  await ctx.ddb.send(new DeleteCommand({ TableName: ctx.table, Key: groupDirectoryKey(group) }));
+}
+
+/** Deletes META only if its version is still `version` (nobody joined meanwhile); false when it changed. */
+export async function deleteGroupMeta(ctx: SluiceContext, group: string, version: number): Promise<boolean> {
+  try {
+    await ctx.ddb.send(
+      new DeleteCommand({
+        TableName: ctx.table,
+        Key: groupMetaKey(group),
+        ConditionExpression: 'version = :read',
+        ExpressionAttributeValues: { ':read': version },
+      }),
+    );
+    return true;
+  } catch (e) {
+    if (isConditionalCheckFailed(e)) return false;
+    throw e;
+  }
+}
+
+/** One committed offset as stored (offsets.ts describes the item). */
+export interface OffsetItem {
+  readonly topic: string;
+  readonly partition: number;
+  readonly offset: number;
+  readonly metadata: string;
+  readonly commitGeneration: number;
+  readonly memberId?: string;
+  readonly committedAt: number;
+}
+
+/**
+ * Writes a committed offset unless a newer generation already committed one for the partition;
+ * false then (the caller answers ILLEGAL_GENERATION).
+ */
+export async function putCommittedOffset(ctx: SluiceContext, group: string, offset: OffsetItem): Promise<boolean> {
+  try {
+    await ctx.ddb.send(
+      new PutCommand({
+        TableName: ctx.table,
+        Item: { ...offsetKey(group, offset.topic, offset.partition), group, ...offset },
+        ConditionExpression: 'attribute_not_exists(pk) OR commitGeneration <= :generation',
+        ExpressionAttributeValues: { ':generation': offset.commitGeneration },
+      }),
+    );
+    return true;
+  } catch (e) {
+    if (isConditionalCheckFailed(e)) return false;
+    throw e;
+  }
+}
+
+/** Items per BatchWriteItem request (DynamoDB's limit). */
+const BATCH_WRITE_LIMIT = 25;
+
+/** Deletes the group's committed offsets of `partitions`, resending what DynamoDB leaves unprocessed. */
+export async function deleteCommittedOffsets(
+  ctx: SluiceContext,
+  group: string,
+  partitions: readonly { readonly topic: string; readonly partition: number }[],
+): Promise<void> {
+  for (let i = 0; i < partitions.length; i += BATCH_WRITE_LIMIT) {
+    let requests: Record<string, unknown>[] | undefined = partitions
+      .slice(i, i + BATCH_WRITE_LIMIT)
+      .map((o) => ({ DeleteRequest: { Key: offsetKey(group, o.topic, o.partition) } }));
+    for (let attempt = 0; requests && requests.length > 0; attempt++) {
+      if (attempt > 0) await sleep(Math.min(1000, 20 * 2 ** attempt));
+      const out = await ctx.ddb.send(new BatchWriteCommand({ RequestItems: { [ctx.table]: requests } }));
+      requests = out.UnprocessedItems?.[ctx.table] as Record<string, unknown>[] | undefined;
+    }
+  }
 }

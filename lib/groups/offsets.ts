@@ -12,18 +12,16 @@
 // member's session; heartbeats do.
 //
 // Lag per partition = high watermark (the partition's nextOffset) − committed offset, floored at 0.
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { SluiceContext } from '../context.js';
 import { SluiceError } from '../errors.js';
-import { isConditionalCheckFailed } from '../metadata/aws-errors.js';
 import { groupPk } from '../metadata/keys.js';
 import { queryAll } from '../metadata/query-all.js';
 import { readPartitionState } from '../metadata/partition-state.js';
 import { getTopicCached } from '../metadata/topics.js';
 import { compareTopicPartitions } from './assignors/types.js';
-import { OFFSET_PREFIX, offsetKey } from './group-keys.js';
+import { OFFSET_PREFIX } from './group-keys.js';
 import { emptyGroupState } from './group-state.js';
-import { updateGroup } from './group-store.js';
+import { putCommittedOffset, updateGroup } from './group-store.js';
 import { expiryWrite, loadGroup, removeExpiredMembers } from './session-expiry.js';
 import { topicPartitionCount } from './topic-partitions.js';
 
@@ -98,17 +96,7 @@ export async function writeOffsets(
 ): Promise<CommittedOffset[]> {
   const now = ctx.now();
   return inBatches(offsets, async ({ topic, partition, offset, metadata = '' }) => {
-    try {
-      await ctx.ddb.send(
-        new PutCommand({
-          TableName: ctx.table,
-          Item: { ...offsetKey(group, topic, partition), group, topic, partition, offset, metadata, commitGeneration: generation, memberId, committedAt: now },
-          ConditionExpression: 'attribute_not_exists(pk) OR commitGeneration <= :generation',
-          ExpressionAttributeValues: { ':generation': generation },
-        }),
-      );
-    } catch (e) {
-      if (!isConditionalCheckFailed(e)) throw e;
+    if (!(await putCommittedOffset(ctx, group, { topic, partition, offset, metadata, commitGeneration: generation, memberId, committedAt: now }))) {
       throw new SluiceError('ILLEGAL_GENERATION', `an offset for ${topic}-${partition} was committed by a generation newer than ${generation}`);
     }
     return { topic, partition, offset, metadata };

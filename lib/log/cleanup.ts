@@ -2,7 +2,7 @@
 // manifest items; crashed or fenced writers leave objects no committed item ever pointed at. One
 // rule for every object: it is deleted when it is older than the grace period (S3 LastModified),
 // no manifest references it, and a sweep saw it unreferenced at least the grace period ago (the
-// first sighting is kept in MAINTENANCE / SWEEP#<folder>, maintenance-store.ts). The mark makes
+// first sighting is kept in MAINTENANCE / SWEEP#<folder>, lib/metadata/maintenance-items.ts). The mark makes
 // the grace period start when an object became unreferenced rather than when it was written, so a
 // fetch that read a manifest item just before retention or a merge removed it still finds the
 // object.
@@ -18,14 +18,12 @@
 //   - folders of deleted topics (`<topic>-<id>/` whose id is no live topic's): a deletion a crash
 //     interrupted is finished by sweepDeletedTopics.
 import { DeleteObjectsCommand, ListObjectsV2Command, type _Object } from '@aws-sdk/client-s3';
-import { BatchWriteCommand, DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import type { SluiceContext } from '../context.js';
-import { segmentKey, stateKey } from '../metadata/keys.js';
-import { allSegmentItems } from '../metadata/manifest.js';
-import { readPartitionState } from '../metadata/partition-state.js';
+import { deleteSweepMarks, getSweepMarks, putSweepMarks } from '../metadata/maintenance-items.js';
+import { allSegmentItems, deleteAllSegmentItems } from '../metadata/manifest.js';
+import { deletePartitionState, readPartitionState } from '../metadata/partition-state.js';
 import { type TopicMetadata, listTopics } from '../metadata/topics.js';
 import type { TopicRef } from '../metadata/types.js';
-import { deleteSweepMarks, getSweepMarks, putSweepMarks } from './maintenance-store.js';
 import { decodeEntries, rangesOf } from './manifest-entry.js';
 import { forEachLimited } from './partition-snapshot.js';
 import { INTAKE_FOLDER, intakeFolder, topicObjectPrefix } from './segment-name.js';
@@ -295,8 +293,6 @@ async function* topicFolders(ctx: SluiceContext): AsyncGenerator<string> {
   }
 }
 
-const BATCH_WRITE_LIMIT = 25;
-
 /** Removes the deleted topic's items (all of them) and its objects older than `cutoff`. */
 async function finishTopicDeletion(ctx: SluiceContext, topic: TopicRef, cutoff: number): Promise<void> {
   const folder = topicObjectPrefix(ctx.prefix, topic);
@@ -314,17 +310,8 @@ async function finishTopicDeletion(ctx: SluiceContext, topic: TopicRef, cutoff: 
     token = page.IsTruncated ? page.NextContinuationToken : undefined;
   } while (token);
   for (const p of partitions) {
-    await ctx.ddb.send(new DeleteCommand({ TableName: ctx.table, Key: stateKey(topic, p) }));
-    let keys: { pk: string; sk: string }[] = [];
-    const flush = async () => {
-      if (keys.length > 0) await ctx.ddb.send(new BatchWriteCommand({ RequestItems: { [ctx.table]: keys.map((Key) => ({ DeleteRequest: { Key } })) } }));
-      keys = [];
-    };
-    for await (const item of allSegmentItems(ctx, topic, p)) {
-      keys.push(segmentKey(topic, p, item.baseOffset));
-      if (keys.length === BATCH_WRITE_LIMIT) await flush();
-    }
-    await flush();
+    await deletePartitionState(ctx, topic, p);
+    await deleteAllSegmentItems(ctx, topic, p);
   }
   await deleteObjects(ctx, old);
   await deleteSweepMarks(ctx, topicMarks(topic));

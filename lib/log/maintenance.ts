@@ -38,7 +38,7 @@ import {
   putMaintenanceCursor,
   releaseMaintenanceLease,
   tryAcquireMaintenanceLease,
-} from './maintenance-store.js';
+} from '../metadata/maintenance-items.js';
 import { decodeEntry } from './manifest-entry.js';
 import { DEFAULT_MAX_MERGE_BYTES, type MergeConfig, type PartitionMergePlan, mergeTopic, planMergeRuns, repairSwaps } from './merge.js';
 import { type PartitionSnapshot, expectedSegmentCount, forEachLimited, readPartitionSnapshot } from './partition-snapshot.js';

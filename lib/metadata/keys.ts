@@ -15,7 +15,7 @@
 //   GROUPS                          <group>             group directory entry (listing only)
 //   PRODUCER                        NEXT                producer id allocator
 //   MAINTENANCE                     LEASE | CURSOR |    the retention/compaction job's lease, resume cursor
-//                                   SWEEP#<topic>       and sweep marks (lib/log/maintenance-store.ts)
+//                                   SWEEP#<topic>       and sweep marks (lib/metadata/maintenance-items.ts)
 //
 // Listing topics and groups is a Query on a directory partition (TOPICS, GROUPS), never a Scan: a
 // Scan would read every manifest item and cost in proportion to the whole log. Topic items live in

@@ -1,4 +1,5 @@
-// The maintenance job's own items in the metadata table (see keys.ts for the table's layout):
+// The maintenance job's own items in the metadata table (see keys.ts for the table's layout); every
+// write to them is a named function here, called by lib/log/maintenance.ts and lib/log/cleanup.ts:
 //
 //   pk            sk              item
 //   MAINTENANCE   LEASE           owner, expiresAt: one maintenance run at a time (liveness only;
@@ -10,7 +11,7 @@
 // None of these is data: losing any of them only costs a run some repeated work.
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { SluiceContext } from '../context.js';
-import { isConditionalCheckFailed } from '../metadata/aws-errors.js';
+import { isConditionalCheckFailed } from './aws-errors.js';
 
 export const MAINTENANCE_PK = 'MAINTENANCE';
 const leaseKey = { pk: MAINTENANCE_PK, sk: 'LEASE' };

@@ -2,15 +2,17 @@
 // spilled part of the tail (its entries, lib/log/manifest-entry.ts) or a merged segment. Every
 // write to them is a named function here:
 //
-//   putSpillItem         a spill (any process): create only, never overwrite (docs/ARCHITECTURE.md rule 2)
-//   touchSpillItem       adopting an old spill (any process): its createdAt only
-//   replaceSegmentItem   a merge's swap (partition leader): only the exact item seen
-//   deleteSegmentItem    a merge or retention (partition leader): only the exact item seen
+//   putSpillItem           a spill (any process): create only, never overwrite (docs/ARCHITECTURE.md rule 2)
+//   touchSpillItem         adopting an old spill (any process): its createdAt only
+//   replaceSegmentItem     a merge's swap (partition leader): only the exact item seen
+//   deleteSegmentItem      a merge or retention (partition leader): only the exact item seen
+//   deleteAllSegmentItems  topic deletion, after STATE is gone: every item of the partition
 //
 // Items below the tailBase a reader saw are committed; an item at or above it may be a pending
 // spill, which readers never use (they take those offsets from the tail). All reads are strongly
 // consistent.
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { BatchWriteCommand, DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { SluiceContext } from '../context.js';
 import { isConditionalCheckFailed } from './aws-errors.js';
 import { SEGMENT_PREFIX, partitionPk, segmentKey, segmentSk } from './keys.js';
@@ -218,4 +220,39 @@ export async function* allSegmentItems(ctx: SluiceContext, topic: TopicRef, part
     ConsistentRead: true,
   });
   for await (const item of items) yield segmentFromItem(item);
+}
+
+/** Items per BatchWriteItem request (DynamoDB's limit). */
+const BATCH_WRITE_LIMIT = 25;
+/** Rounds of resending the items DynamoDB left unprocessed before giving up. */
+const UNPROCESSED_ROUNDS = 10;
+
+/** Deletes the items at `keys` (at most BATCH_WRITE_LIMIT), resending what DynamoDB leaves unprocessed. */
+async function deleteItemBatch(ctx: SluiceContext, keys: readonly { pk: string; sk: string }[]): Promise<void> {
+  let pending = keys.map((Key) => ({ DeleteRequest: { Key } }));
+  for (let round = 0; pending.length > 0; round++) {
+    if (round > UNPROCESSED_ROUNDS) throw new Error(`could not delete ${pending.length} manifest items`);
+    if (round > 0) await sleep(Math.min(1000, 50 * 2 ** round));
+    const out = await ctx.ddb.send(new BatchWriteCommand({ RequestItems: { [ctx.table]: pending } }));
+    pending = (out.UnprocessedItems?.[ctx.table] ?? []) as typeof pending;
+  }
+}
+
+/**
+ * Topic deletion, once the partition's STATE is gone (deletePartitionState): removes every SEG item
+ * of the partition, unconditionally. Returns how many there were.
+ */
+export async function deleteAllSegmentItems(ctx: SluiceContext, topic: TopicRef, partition: number): Promise<number> {
+  let keys: { pk: string; sk: string }[] = [];
+  let deleted = 0;
+  for await (const item of allSegmentItems(ctx, topic, partition)) {
+    keys.push(segmentKey(topic, partition, item.baseOffset));
+    if (keys.length === BATCH_WRITE_LIMIT) {
+      await deleteItemBatch(ctx, keys);
+      deleted += keys.length;
+      keys = [];
+    }
+  }
+  if (keys.length > 0) await deleteItemBatch(ctx, keys);
+  return deleted + keys.length;
 }

@@ -8,9 +8,11 @@
 //   advanceLogStartOffset   retention, under the lease
 //   recordMerge             a merge swapped in, under the lease (describe's segment count)
 //   removeIdleProducers     idle idempotent-producer entries (any process: conditioned on each entry)
+//   deletePartitionState    topic deletion (lib/log/delete-topic.ts, the sweep finishing one):
+//                           unconditional, first of the partition's items to go
 //
 // Reads are strongly consistent: the append and read protocols decide on them.
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { SluiceError } from '../errors.js';
 import type { SluiceContext } from '../context.js';
 import { isConditionalCheckFailed } from './aws-errors.js';
@@ -348,4 +350,13 @@ export async function removeIdleProducers(
     if (isConditionalCheckFailed(e)) return false;
     throw e;
   }
+}
+
+/**
+ * Topic deletion: removes the STATE item, unconditionally and first of the partition's items, so any
+ * writer still running fails its conditional update on the missing item and nothing new becomes
+ * visible. Its key carries the topic id: a topic re-created under the same name never reads it.
+ */
+export async function deletePartitionState(ctx: SluiceContext, topic: TopicRef, partition: number): Promise<void> {
+  await ctx.ddb.send(new DeleteCommand({ TableName: ctx.table, Key: stateKey(topic, partition) }));
 }

@@ -3,7 +3,7 @@
 // second run while one holds the job lease does nothing.
 import { describe, expect, it } from 'vitest';
 import { runMaintenance } from '../../lib/log/maintenance.js';
-import { getMaintenanceCursor, tryAcquireMaintenanceLease } from '../../lib/log/maintenance-store.js';
+import { getMaintenanceCursor, tryAcquireMaintenanceLease } from '../../lib/metadata/maintenance-items.js';
 import { getPartitionState } from '../../lib/metadata/partition-state.js';
 import { createTopic } from '../../lib/metadata/topics.js';
 import { createContext } from '../../lib/context.js';
