@@ -2,11 +2,20 @@
 // (a new group: directory entry first, then META under attribute_not_exists; an existing one: put
 // under `version = :read` with version + 1), a lost race re-reads and decides again, the size cap,
 // and giving up after MAX_UPDATE_ATTEMPTS with a retriable error.
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it, vi } from 'vitest';
 import { SluiceError } from '../../lib/errors.js';
 import { emptyGroupState, type GroupState } from '../../lib/groups/group-state.js';
-import { MAX_UPDATE_ATTEMPTS, groupFromItem, readGroup, updateGroup } from '../../lib/groups/group-store.js';
+import {
+  MAX_UPDATE_ATTEMPTS,
+  deleteCommittedOffsets,
+  deleteGroupMeta,
+  groupFromItem,
+  putCommittedOffset,
+  readGroup,
+  removeGroupFromDirectory,
+  updateGroup,
+} from '../../lib/groups/group-store.js';
 import { conditionFailed, mockedDdbContext } from '../support/mock-ddb.js';
 import { createTestContext } from '../support/storage.js';
 
@@ -108,6 +117,49 @@ describe('updateGroup requests', () => {
     const huge = { ...emptyGroupState('g', 0), partitionsPerTopic: { ['x'.repeat(400_000)]: 1 } };
     await expect(updateGroup(ctx, 'g', () => ({ next: huge }))).rejects.toMatchObject({ code: 'INVALID_REQUEST' });
     expect(mock.commandCalls(PutCommand)).toHaveLength(0);
+  });
+});
+
+describe('the other group item writes (exact requests)', () => {
+  it('deleteGroupMeta: only the version read; refused = false', async () => {
+    const { ctx, mock } = mockedDdbContext();
+    mock.on(DeleteCommand).resolvesOnce({}).rejectsOnce(conditionFailed()).rejects(Object.assign(new Error('x'), { name: 'InternalServerError' }));
+    expect(await deleteGroupMeta(ctx, 'g', 9)).toBe(true);
+    expect(mock.commandCalls(DeleteCommand)[0].args[0].input).toMatchObject({ Key: META, ConditionExpression: 'version = :read', ExpressionAttributeValues: { ':read': 9 } });
+    expect(await deleteGroupMeta(ctx, 'g', 9)).toBe(false);
+    await expect(deleteGroupMeta(ctx, 'g', 9)).rejects.toMatchObject({ name: 'InternalServerError' });
+  });
+  it('removeGroupFromDirectory: unconditional delete of GROUPS/<group>', async () => {
+    const { ctx, mock } = mockedDdbContext();
+    mock.on(DeleteCommand).resolves({});
+    await removeGroupFromDirectory(ctx, 'g');
+    const input = mock.commandCalls(DeleteCommand)[0].args[0].input;
+    expect(input.Key).toEqual({ pk: 'GROUPS', sk: 'g' });
+    expect(input.ConditionExpression).toBeUndefined();
+  });
+  it('putCommittedOffset: unless a newer generation committed; refused = false', async () => {
+    const { ctx, mock } = mockedDdbContext();
+    mock.on(PutCommand).resolvesOnce({}).rejects(conditionFailed());
+    const offset = { topic: 't', partition: 2, offset: 40, metadata: 'm', commitGeneration: 6, memberId: 'a', committedAt: 1 };
+    expect(await putCommittedOffset(ctx, 'g', offset)).toBe(true);
+    const input = mock.commandCalls(PutCommand)[0].args[0].input;
+    expect(input.ConditionExpression).toBe('attribute_not_exists(pk) OR commitGeneration <= :generation');
+    expect(input.ExpressionAttributeValues).toEqual({ ':generation': 6 });
+    expect(input.Item).toEqual({ pk: 'GROUP#g', sk: 'OFFSET#t#2', group: 'g', ...offset });
+    expect(await putCommittedOffset(ctx, 'g', offset)).toBe(false);
+  });
+  it('deleteCommittedOffsets: 25 keys per BatchWrite, unprocessed ones re-sent', async () => {
+    const { ctx, mock } = mockedDdbContext();
+    mock
+      .on(BatchWriteCommand)
+      .resolvesOnce({ UnprocessedItems: { tbl: [{ DeleteRequest: { Key: { pk: 'GROUP#g', sk: 'OFFSET#t#3' } } }] } })
+      .resolves({});
+    await deleteCommittedOffsets(ctx, 'g', Array.from({ length: 30 }, (_, p) => ({ topic: 't', partition: p })));
+    const batches = mock.commandCalls(BatchWriteCommand).map((c) => c.args[0].input.RequestItems?.tbl ?? []);
+    expect(batches.map((b) => b.length)).toEqual([25, 1, 5]);
+    expect(batches[1]).toEqual([{ DeleteRequest: { Key: { pk: 'GROUP#g', sk: 'OFFSET#t#3' } } }]);
+    await deleteCommittedOffsets(ctx, 'g', []);
+    expect(mock.commandCalls(BatchWriteCommand)).toHaveLength(3);
   });
 });
 

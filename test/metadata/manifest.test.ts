@@ -1,10 +1,11 @@
 // lib/metadata/manifest.ts: SEG item parsing, the exact conditions of every manifest write
 // (create-only spill, touch / swap / delete only the exact item seen) and what a refusal means,
 // the floor query's merge-race defence, and the queries against the emulator.
-import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import {
   allSegmentItems,
+  deleteAllSegmentItems,
   deleteSegmentItem,
   firstSegmentItemWithMaxTimestampAtLeast,
   floorSegmentItem,
@@ -133,6 +134,24 @@ describe('floorSegmentItem (one Query, Limit 2, newest base first)', () => {
   });
 });
 
+describe('deleteAllSegmentItems (exact requests)', () => {
+  it('every item of the partition, 25 per BatchWrite, unprocessed ones re-sent; returns the count', async () => {
+    const { ctx, mock } = mockedDdbContext();
+    mock.on(QueryCommand).resolves({ Items: Array.from({ length: 27 }, (_, i) => stored(seg(i * 10))) });
+    mock
+      .on(BatchWriteCommand)
+      .resolvesOnce({ UnprocessedItems: { tbl: [{ DeleteRequest: { Key: { pk: 'PART#t#TID#0', sk: 'SEG#00000000000000000000' } } }] } })
+      .resolves({});
+    expect(await deleteAllSegmentItems(ctx, topic, 0)).toBe(27);
+    const batches = mock.commandCalls(BatchWriteCommand).map((c) => c.args[0].input.RequestItems?.tbl ?? []);
+    expect(batches.map((b) => b.length)).toEqual([25, 1, 2]);
+    expect(batches[2]).toEqual([
+      { DeleteRequest: { Key: { pk: 'PART#t#TID#0', sk: 'SEG#00000000000000000250' } } },
+      { DeleteRequest: { Key: { pk: 'PART#t#TID#0', sk: 'SEG#00000000000000000260' } } },
+    ]);
+  });
+});
+
 describe('against the emulator', () => {
   it('queries: get, items down from an offset, first by timestamp, all in order', async () => {
     const ctx = await createTestContext();
@@ -155,5 +174,9 @@ describe('against the emulator', () => {
     expect(await touchSpillItem(ctx, topic, 0, seg(10), 5)).toBe(false); // gone
     expect(await touchSpillItem(ctx, topic, 0, seg(20), 5)).toBe(true);
     expect((await getSegmentItem(ctx, topic, 0, 20))?.createdAt).toBe(5);
+    expect(await deleteAllSegmentItems(ctx, topic, 0)).toBe(3);
+    const left: SegmentItem[] = [];
+    for await (const s of allSegmentItems(ctx, topic, 0)) left.push(s);
+    expect(left).toEqual([]);
   });
 });

@@ -2,12 +2,13 @@
 // expressions of every write not covered by append-conditions.test.ts (creation, the leader
 // lease, retention's logStartOffset, merge bookkeeping, idle producers), with what a refused
 // condition means for each. One emulator test runs the lease's fencing for real.
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import {
   acquirePartitionLease,
   advanceLogStartOffset,
   createPartitionStates,
+  deletePartitionState,
   getPartitionState,
   partitionStateFromItem,
   readPartitionState,
@@ -198,6 +199,17 @@ describe('removeIdleProducers', () => {
   });
 });
 
+describe('deletePartitionState', () => {
+  it('an unconditional DeleteItem of the STATE key (topic deletion goes first through it)', async () => {
+    const { ctx, mock } = mockedDdbContext();
+    mock.on(DeleteCommand).resolves({});
+    await deletePartitionState(ctx, topic, 3);
+    const input = mock.commandCalls(DeleteCommand)[0].args[0].input;
+    expect(input.Key).toEqual(KEY);
+    expect(input.ConditionExpression).toBeUndefined();
+  });
+});
+
 describe('against the emulator', () => {
   it('the lease fences an earlier holder: a second owner waits for expiry, then the first one\'s writes are refused', async () => {
     let now = 10_000;
@@ -223,5 +235,9 @@ describe('against the emulator', () => {
     expect(state.epoch).toBe(2);
     // a missing partition: no lease
     expect(await acquirePartitionLease(a, t, 1)).toBeUndefined();
+    // deleted: appends and the lease find no item
+    await deletePartitionState(a, t, 0);
+    expect(await readPartitionState(a, t, 0)).toBeUndefined();
+    expect(await acquirePartitionLease(a, t, 0)).toBeUndefined();
   });
 });
