@@ -22,12 +22,11 @@ import { segmentItemsDownFrom } from '../metadata/manifest.js';
 import { appendEntry, readPartitionState, removeIdleProducers } from '../metadata/partition-state.js';
 import type { PartitionState, ProducerEntry, TopicRef } from '../metadata/types.js';
 import { UnknownOutcomeError } from '../metadata/unknown-outcome.js';
-import { metrics } from '../observability/metrics.js';
 import { type CompressionType, type RecordInput, encodeRecordBatch, readBatchHeader } from '../records/index.js';
 import { encodeEntry, entriesCount } from './manifest-entry.js';
 import { PRODUCER_ENTRY_IDLE_MS, MAX_PRODUCERS_PER_PARTITION, classifyRefusedSequence, incrementSequence } from './producer-sequence.js';
 import { intakeObjectKey } from './segment-name.js';
-import { TAIL_MAX_ENTRIES, spillTail } from './spill.js';
+import { TAIL_MAX_ENTRIES, TAIL_ROOM_ENTRIES, spillTail } from './spill.js';
 import { putObject } from './object-store.js';
 
 /**
@@ -104,14 +103,14 @@ export async function appendToPartitions(
   const started = performance.now();
   if (writes.length > 0) await writeAndCommit(ctx, topic, writes);
   for (const w of writes) results[w.index] = w.result!;
-  recordMetrics(writes, performance.now() - started);
+  recordMetrics(ctx, writes, performance.now() - started);
   return results;
 }
 
-function recordMetrics(writes: readonly PartitionWrite[], latencyMs: number): void {
+function recordMetrics(ctx: SluiceContext, writes: readonly PartitionWrite[], latencyMs: number): void {
   for (const w of writes) {
     const result = w.result!;
-    if (!('error' in result) && !result.duplicate) metrics.appended(result.count, w.batch.length, latencyMs);
+    if (!('error' in result) && !result.duplicate) ctx.metrics.appended(result.count, w.batch.length, latencyMs);
   }
 }
 
@@ -201,7 +200,7 @@ async function commit(ctx: SluiceContext, topic: TopicRef, w: PartitionWrite, en
         entry,
         count: w.count,
         bytes: w.batch.length,
-        maxTailEntries: TAIL_MAX_ENTRIES,
+        maxTailEntries: TAIL_ROOM_ENTRIES,
         producer: producer && producerEntry && { producerId: producer.producerId, entry: producerEntry, maxProducers: MAX_PRODUCERS_PER_PARTITION },
       });
     } catch (e) {
@@ -231,14 +230,16 @@ async function commit(ctx: SluiceContext, topic: TopicRef, w: PartitionWrite, en
           continue;
         }
       }
-      if (state.tail.length >= TAIL_MAX_ENTRIES) await spillTail(ctx, topic, state);
+      if (state.tail.length >= TAIL_ROOM_ENTRIES) await spillTail(ctx, topic, state, TAIL_MAX_ENTRIES);
       continue; // the condition's inputs moved between the update and the read: try again
     }
     const tailAfter = before.tail.length + 1;
-    // Whoever fills the tail spills it, so the appends behind this one find room. Not needed for
-    // this append's acknowledgement: a failure is left to the next appender or the leader.
-    if (tailAfter >= TAIL_MAX_ENTRIES) {
-      await spillTail(ctx, topic, { ...before, tail: [...before.tail, entry] }).catch(() => undefined);
+    // The append that brings the tail to TAIL_MAX_ENTRIES spills it, while concurrent appends use
+    // the room left; so does the one that takes the last of that room, in case the first spiller
+    // died. Not needed for this append's acknowledgement: a failure is left to the next appender
+    // or the leader.
+    if (tailAfter === TAIL_MAX_ENTRIES || tailAfter === TAIL_ROOM_ENTRIES) {
+      await spillTail(ctx, topic, { ...before, tail: [...before.tail, entry] }, TAIL_MAX_ENTRIES).catch(() => undefined);
     }
     return { partition, baseOffset: before.nextOffset, count: w.count };
   }

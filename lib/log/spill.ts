@@ -1,7 +1,7 @@
-// Spilling STATE's tail: the tail holds at most TAIL_MAX_ENTRIES entries (STATE is rewritten by
-// every append and billed by its size), so whoever finds it full (an appender refused for room,
-// the appender that filled it, or the partition leader for an idle tail) moves its oldest entries
-// into a SEG item:
+// Spilling STATE's tail: the tail holds at most TAIL_ROOM_ENTRIES entries (STATE is rewritten by
+// every append and billed by its size). The appender that brings it to TAIL_MAX_ENTRIES moves
+// those entries into a SEG item while concurrent appends use the room left; so does an appender
+// refused for room, and the partition leader for an idle tail:
 //
 //   1. put SEG#<tailBase> listing the entries, only if absent (manifest.ts putSpillItem);
 //      if it exists, another spiller got there first: adopt ITS entries, which are the first
@@ -21,8 +21,19 @@ import { removeSpilledEntries } from '../metadata/partition-state.js';
 import type { PartitionState, SegmentItem, TopicRef } from '../metadata/types.js';
 import { decodeEntries, entriesCount } from './manifest-entry.js';
 
-/** Entries STATE's tail may hold: about 55 bytes each, so STATE stays within its 2 KB budget (docs/ARCHITECTURE.md rule 6). */
+/**
+ * Entries at which the appender that brings the tail to this length spills them: each spill
+ * (1 PutItem + 1 UpdateItem) then serves this many appends.
+ */
 export const TAIL_MAX_ENTRIES = 8;
+/**
+ * Entries the tail may hold at most (appendEntry's room condition): the room beyond
+ * TAIL_MAX_ENTRIES lets concurrent appenders go on appending while the filler's spill is in
+ * flight (two round trips), instead of being refused and racing to spill. About 60 bytes each, so
+ * with the most producer entries and the longest topic name STATE stays within its 2 KB budget
+ * (docs/ARCHITECTURE.md rule 6).
+ */
+export const TAIL_ROOM_ENTRIES = 14;
 
 /** An adopted spill older than this has its createdAt moved to the adoption (see spillTail). */
 const ADOPTION_REFRESH_MS = 10_000;
