@@ -83,8 +83,9 @@ describe('appendEntry sends one conditional UpdateItem', () => {
     );
     expect(input.UpdateExpression).toMatch(/, #producers\.#pid = :producer, #bases\.#pid = #nextOffset$/);
     expect(input.UpdateExpression).toContain('SET #nextOffset = #nextOffset + :count');
-    expect(input.ExpressionAttributeNames).toMatchObject({ '#producers': 'producers', '#bases': 'producerBases', '#pid': '42', '#pEpoch': 'producerEpoch' });
-    expect(input.ExpressionAttributeValues).toMatchObject({ ':producer': producerEntry(0), ':pEpoch': 3, ':maxProducers': 8 });
+    expect(input.ExpressionAttributeNames).toMatchObject({ '#producers': 'producers', '#bases': 'producerBases', '#pid': '42', '#pEpoch': 'e' });
+    // Stored with one-letter names (partition-state.ts StoredProducerEntry).
+    expect(input.ExpressionAttributeValues).toMatchObject({ ':producer': { e: 3, s: 0, l: 1, n: 2, t: 1000 }, ':pEpoch': 3, ':maxProducers': 8 });
     expect(input.ExpressionAttributeValues).not.toHaveProperty(':prevSeq');
   });
 

@@ -189,7 +189,7 @@ describe('removeIdleProducers', () => {
     const input = mock.commandCalls(UpdateCommand)[0].args[0].input;
     expect(input.ConditionExpression).toBe('attribute_exists(pk) AND #producers.#p0.#t = :t0 AND #producers.#p1.#t = :t1');
     expect(input.UpdateExpression).toBe('REMOVE #producers.#p0, #bases.#p0, #producers.#p1, #bases.#p1');
-    expect(input.ExpressionAttributeNames).toEqual({ '#producers': 'producers', '#bases': 'producerBases', '#t': 'lastUpdated', '#p0': '111', '#p1': '222' });
+    expect(input.ExpressionAttributeNames).toEqual({ '#producers': 'producers', '#bases': 'producerBases', '#t': 't', '#p0': '111', '#p1': '222' });
     expect(input.ExpressionAttributeValues).toEqual({ ':t0': 5, ':t1': 6 });
   });
   it('refused (a producer wrote meanwhile): false', async () => {
