@@ -107,7 +107,13 @@ export class Admin {
 
   /** Per-partition lag of a group on every topic it has committed offsets for or is assigned. */
   async groupLag(groupId: string): Promise<GroupLag[]> {
-    const [description, committed] = await Promise.all([this.api.describeGroup(groupId).catch(() => undefined), this.api.fetchOffsets(groupId)]);
+    // A group that only ever committed (standalone consumers) has no membership to describe:
+    // GROUP_ID_NOT_FOUND means "no owners". Any other failure is the caller's to see.
+    const describe = this.api.describeGroup(groupId).catch((e) => {
+      if (e instanceof SluiceClientError && e.code === 'GROUP_ID_NOT_FOUND') return undefined;
+      throw e;
+    });
+    const [description, committed] = await Promise.all([describe, this.api.fetchOffsets(groupId)]);
     const owner = new Map<string, string>();
     const topics = new Set(committed.offsets.map((o) => o.topic));
     for (const m of description?.members ?? []) {

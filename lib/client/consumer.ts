@@ -5,7 +5,7 @@
 // rebalances live in group-session.ts. Delivery is at-least-once; with commits before every
 // handover (which the session guarantees) no record is processed twice by a healthy group.
 import { type ConsumedMessage, DEFAULT_MAX_DECOMPRESSED_BATCH_BYTES } from './consumed-message.js';
-import { GroupSession } from './group-session.js';
+import { GroupSession, type GroupSessionHost } from './group-session.js';
 import { SluiceClientError, toClientError } from './errors.js';
 import { PartitionFetcher, type FetchedMessages, type FetcherHost } from './partition-fetcher.js';
 import { withRetry, type RetryOptions } from './retry.js';
@@ -85,7 +85,7 @@ export interface RunOptions {
 }
 
 export class Consumer {
-  readonly options: ConsumerOptions;
+  private readonly options: ConsumerOptions;
   private subscription?: { topics: string[]; fromBeginning: boolean };
   private manual?: { partitions: TopicPartition[]; fromBeginning: boolean };
   private runOptions?: RunOptions;
@@ -102,7 +102,7 @@ export class Consumer {
   private readonly fetcherHost: FetcherHost;
 
   constructor(
-    readonly api: SluiceApi,
+    private readonly api: SluiceApi,
     options: ConsumerOptions = {},
   ) {
     this.options = options;
@@ -131,7 +131,7 @@ export class Consumer {
     this.runOptions = options;
     this.running = true;
     if (this.subscription && this.options.groupId) {
-      this.session = new GroupSession(this, this.options.groupId, this.subscription.topics);
+      this.session = new GroupSession(this.createSessionHost(), this.options.groupId, this.subscription.topics);
       await this.session.start();
     } else if (this.subscription) {
       // No group: read every partition of the subscribed topics (console-consumer style).
@@ -193,10 +193,10 @@ export class Consumer {
     return group([...this.fetchers.values()].map((f) => f.tp));
   }
 
-  // ---- used by GroupSession -------------------------------------------------------------------
+  // ---- internals (the group session reaches them through createSessionHost) ------------------
 
   /** Starts fetch loops; positions come from committed offsets, else the reset policy. */
-  async startPartitions(tps: readonly TopicPartition[]): Promise<void> {
+  private async startPartitions(tps: readonly TopicPartition[]): Promise<void> {
     if (this.options.groupId && tps.length > 0) {
       const { offsets } = await withRetry(() => this.api.fetchOffsets(this.options.groupId!), this.options.retry);
       for (const tp of tps) {
@@ -219,14 +219,14 @@ export class Consumer {
   }
 
   /** Stops fetch loops and waits for their handlers, so positions are final. */
-  async stopPartitions(tps: readonly TopicPartition[]): Promise<void> {
+  private async stopPartitions(tps: readonly TopicPartition[]): Promise<void> {
     const stopping = tps.map((tp) => this.fetchers.get(tpKey(tp.topic, tp.partition))).filter((f) => f !== undefined);
     for (const f of stopping) this.fetchers.delete(tpKey(f.tp.topic, f.tp.partition));
     await Promise.all(stopping.map((f) => f.stop()));
   }
 
   /** Commits processed positions that moved since the last commit (`only` limits the partitions). */
-  async commitPositions(only?: readonly TopicPartition[]): Promise<void> {
+  private async commitPositions(only?: readonly TopicPartition[]): Promise<void> {
     if (!this.options.groupId) return;
     await this.inTurn(async () => {
       const scope = only ?? [...this.positions.keys()].map(fromTpKey);
@@ -237,15 +237,13 @@ export class Consumer {
     });
   }
 
-  forgetPositions(tps: readonly TopicPartition[]): void {
+  private forgetPositions(tps: readonly TopicPartition[]): void {
     for (const tp of tps) this.positions.delete(tpKey(tp.topic, tp.partition));
   }
 
-  reportError(error: SluiceClientError, where?: TopicPartition): void {
+  private reportError(error: SluiceClientError, where?: TopicPartition): void {
     this.options.onError?.(error, where);
   }
-
-  // ---- internals ------------------------------------------------------------------------------
 
   /**
    * Commits go one at a time, each reading positions when its turn comes: two in flight at once
@@ -277,6 +275,25 @@ export class Consumer {
 
   private get fromBeginning(): boolean {
     return this.subscription?.fromBeginning ?? this.manual?.fromBeginning ?? false;
+  }
+
+  private createSessionHost(): GroupSessionHost {
+    const { clientId, assignor, sessionTimeoutMs, heartbeatIntervalMs, retry } = this.options;
+    return {
+      api: this.api,
+      clientId,
+      assignor,
+      sessionTimeoutMs,
+      heartbeatIntervalMs,
+      retry,
+      startPartitions: (tps) => this.startPartitions(tps),
+      stopPartitions: (tps) => this.stopPartitions(tps),
+      commitPositions: (tps) => this.commitPositions(tps),
+      forgetPositions: (tps) => this.forgetPositions(tps),
+      reportError: (error) => this.reportError(error),
+      onPartitionsAssigned: (assigned) => this.options.onPartitionsAssigned?.(assigned),
+      onPartitionsRevoked: (revoked) => this.options.onPartitionsRevoked?.(revoked),
+    };
   }
 
   private createFetcherHost(): FetcherHost {

@@ -89,10 +89,17 @@ export class PartitionFetcher {
         if (!isStale()) await this.host.process(this.tp, reply, isStale);
       } catch (e) {
         if (this.stopped) break;
-        const error = toClientError(e);
+        let error = toClientError(e);
         if (error.code === 'OFFSET_OUT_OF_RANGE') {
-          await this.host.resetOffset(this.tp, error).catch(() => undefined);
-          continue;
+          // Apply the reset policy and fetch again at once — but only the first time in a row: a
+          // position that keeps falling out of range (retention racing us) backs off like any error.
+          try {
+            await this.host.resetOffset(this.tp, error);
+            if (failures++ === 0) continue;
+          } catch (resetError) {
+            if (this.stopped) break;
+            error = toClientError(resetError); // the reset failed: reported and backed off below
+          }
         }
         this.host.onError(this.tp, error);
         const delay = Math.max(backoffDelay(Math.min(failures++, 6), { initialRetryTime: 200, maxRetryTime: 5000 }), error.retryAfterMs ?? 0);

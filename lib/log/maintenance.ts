@@ -30,6 +30,7 @@ import {
 } from '../metadata/partition-state.js';
 import { type TopicMetadata, listTopics } from '../metadata/topics.js';
 import type { PartitionState } from '../metadata/types.js';
+import { logger } from '../observability/logger.js';
 import { metrics } from '../observability/metrics.js';
 import { type SweepResult, sweepDeletedTopics, sweepIntakeObjects, sweepTopic } from './cleanup.js';
 import {
@@ -167,6 +168,7 @@ export async function runMaintenance(ctx: SluiceContext, options: MaintenanceOpt
           await runTask(ctx, task, report, shouldStop, options);
         } catch (e) {
           report.errors.push(`${task.topic}/${task.task}: ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}`);
+          logger.error('maintenance task failed', { topic: task.topic, task: task.task, error: e as Error });
         }
         report.tasksRun++;
         done[index] = true;
@@ -182,7 +184,9 @@ export async function runMaintenance(ctx: SluiceContext, options: MaintenanceOpt
       await putMaintenanceCursor(ctx, undefined);
     }
   } finally {
-    await releaseMaintenanceLease(ctx).catch(() => undefined);
+    // A lease not released expires on its own (the next run waits for it), so this is no failure
+    // of the run; but it is logged, since every run waiting out a lease would mean something is wrong.
+    await releaseMaintenanceLease(ctx).catch((e) => logger.warn('maintenance lease not released; it expires on its own', { error: e as Error }));
   }
   metrics.retentionDeleted(report.retention.segments, report.retention.bytes);
   return report;
@@ -286,7 +290,13 @@ export async function maintainPartitions(
       if (surplus !== 0) await recordMerge(ctx, entry.lease, surplus + 1);
     });
   } finally {
-    await Promise.all(led.map(({ lease }) => releasePartitionLease(ctx, lease).catch(() => undefined)));
+    await Promise.all(
+      led.map(({ lease }) =>
+        releasePartitionLease(ctx, lease).catch((e) =>
+          logger.warn('partition lease not released; it expires on its own', { topic: meta.name, partition: lease.partition, error: e as Error }),
+        ),
+      ),
+    );
   }
 }
 
@@ -354,7 +364,7 @@ export function startMaintenanceTimer(
   ctx: SluiceContext,
   intervalMs: number,
   onReport: (report: MaintenanceReport) => void = () => undefined,
-  onError: (error: unknown) => void = () => undefined,
+  onError: (error: unknown) => void = (error) => logger.error('maintenance run failed', { error: error as Error }),
 ): MaintenanceTimer {
   let stopped = false;
   let running: Promise<void> | undefined;
