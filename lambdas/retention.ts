@@ -20,9 +20,10 @@ export async function handler(_event: unknown, context?: Context): Promise<{ sta
   const timeLeftMs = context ? () => context.getRemainingTimeInMillis() : () => deadline - Date.now();
   // Short-lived invocations (tests, small timeouts) keep a proportionate reserve.
   const reserveMs = Math.min(RESERVE_MS, Math.floor(timeLeftMs() / 4));
-  return observeInvocation('maintenance', context, async () => {
+  const run = async () => {
     const report = await runMaintenance(ctx, { timeLeftMs, reserveMs });
     logger.info('maintenance run', { ...report, errors: report.errors.slice(0, 20) });
     return { status: report.errors.length > 0 ? 500 : 200, body: report };
-  });
+  };
+  return observeInvocation('maintenance', context, run, { logger, metrics: ctx.metrics });
 }

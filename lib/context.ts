@@ -1,11 +1,30 @@
 // The injected dependencies every operation in lib/ runs against: SDK clients, bucket, table and
 // the tunables of the append protocol. Built once per process (Lambda init, local server start),
 // so `ownerId` is per process start as docs/ARCHITECTURE.md requires.
+//
+// The process's mutable state lives here too, not in module variables, so that a test (or a
+// second simulated process) gets its own by creating its own context:
+//   - `caches` (ProcessCaches): one slot per cache or counter, declared by the module that owns it
+//     (cacheSlot) and created on first use:
+//       topics            lib/metadata/topics.ts          topic metadata, TOPIC_CACHE_MS per entry
+//       producerIdKey     lib/metadata/producer-ids.ts    the producer-id signing key, once read
+//       offsetIndexes     lib/log/segment-fetch.ts        `.index` objects (immutable), bounded
+//       keylessRotation   lib/api/produce-operation.ts    round-robin partition of keyless produces
+//   - `metrics` (SluiceMetrics): the process-wide instance unless one is injected.
+// A context spread from another (`{...ctx, now}`) shares both, as one process would.
+// State that stays in modules, and why: the logger (lib/observability/logger.ts: one per process,
+// Powertools adds the Lambda context to it per invocation), the request scope (AsyncLocalStorage,
+// request-scope.ts: per async call chain by construction), the varint cursor of the record
+// decoder (lib/records/record.ts: synchronous scratch, never observed between calls), the route
+// table compiled once per operations table (lib/api/router.ts: derived, immutable), and the
+// Lambda entry points' lazily created context (lib/api/lambda-adapter.ts, lambdas/retention.ts:
+// the place contexts are created; tests pass their own).
 import { randomUUID } from 'node:crypto';
 import { Agent as HttpAgent } from 'node:http';
 import { S3Client } from '@aws-sdk/client-s3';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { metrics as processMetrics, type SluiceMetrics } from './observability/metrics.js';
 
 export interface SluiceSettings {
   /** S3 bucket holding segments. env `SLUICE_BUCKET`, @default 'sluice-data' */
@@ -32,6 +51,47 @@ export interface SluiceContext extends SluiceSettings {
   readonly ownerId: string;
   /** Injected clock (ms since epoch) so tests can move time. */
   readonly now: () => number;
+  /** The process's caches and counters (see the top of this file). */
+  readonly caches: ProcessCaches;
+  /** Where lib/ records its CloudWatch metrics; the invocation wrapper flushes them. */
+  readonly metrics: SluiceMetrics;
+}
+
+/** A named piece of per-process mutable state: declared once, by the module that alone uses it. */
+export interface CacheSlot<T> {
+  readonly name: string;
+  readonly create: () => T;
+}
+
+export function cacheSlot<T>(name: string, create: () => T): CacheSlot<T> {
+  return { name, create };
+}
+
+/** The values of the cache slots for one process (one context and the contexts spread from it). */
+export class ProcessCaches {
+  private readonly values = new Map<CacheSlot<unknown>, unknown>();
+
+  /** The slot's value, created on first use. */
+  get<T>(slot: CacheSlot<T>): T {
+    if (!this.values.has(slot)) this.values.set(slot, slot.create());
+    return this.values.get(slot) as T;
+  }
+
+  /** Names of the slots in use, for inspection. */
+  names(): string[] {
+    return [...this.values.keys()].map((slot) => slot.name);
+  }
+
+  /** Forgets every value: the next use of each slot starts cold. */
+  clear(): void {
+    this.values.clear();
+  }
+}
+
+/** Process state a caller may inject instead of fresh caches and the process-wide metrics. */
+export interface ProcessStateOptions {
+  readonly caches?: ProcessCaches;
+  readonly metrics?: SluiceMetrics;
 }
 
 function intEnv(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -109,6 +169,7 @@ export function createContext(
   clients: { s3: S3Client; ddb: DynamoDBDocumentClient },
   settings: Partial<SluiceSettings> = {},
   env: NodeJS.ProcessEnv = process.env,
+  state: ProcessStateOptions = {},
 ): SluiceContext {
   return {
     ...settingsFromEnv(env),
@@ -116,5 +177,7 @@ export function createContext(
     ...clients,
     ownerId: randomUUID(),
     now: Date.now,
+    caches: state.caches ?? new ProcessCaches(),
+    metrics: state.metrics ?? processMetrics,
   };
 }

@@ -11,7 +11,6 @@ import * as z from 'zod';
 import type { SluiceContext } from '../context.js';
 import { listOffsets } from '../log/list-offsets.js';
 import { readBatches, readRecords, type ReadResult } from '../log/read.js';
-import { metrics } from '../observability/metrics.js';
 import { getPartitionState } from '../metadata/partition-state.js';
 import { getTopicCached, validateTopicName } from '../metadata/topics.js';
 import type { TopicRef } from '../metadata/types.js';
@@ -105,12 +104,12 @@ async function fetchRecords(ctx: SluiceContext, raw: Record<string, unknown>) {
   if (input.format === 'batches') {
     const read = () => readBatches(ctx, topic, input.partition, request);
     const result = await readOrWait(ctx, topic, input, read, (r) => r.batches.length === 0, (r) => r.highWatermark);
-    return toBatchesReply(result.batches, result.nextOffset, result.highWatermark, result.logStartOffset);
+    return toBatchesReply(ctx, result.batches, result.nextOffset, result.highWatermark, result.logStartOffset);
   }
   const read = () => readRecords(ctx, topic, input.partition, request);
   const result = await readOrWait(ctx, topic, input, read, (r) => r.records.length === 0, (r) => r.highWatermark);
   const { response, payloadBytes } = toResponse(result, input.offset, input.encoding);
-  metrics.fetched(response.records.length, payloadBytes);
+  ctx.metrics.fetched(response.records.length, payloadBytes);
   return response;
 }
 
@@ -118,7 +117,13 @@ async function fetchRecords(ctx: SluiceContext, raw: Record<string, unknown>) {
  * Whole batches up to MAX_BATCH_RESPONSE_BYTES (the body goes out base64, under Lambda's 6 MB),
  * cut at a batch boundary and never below one batch; nextOffset follows the last batch sent.
  */
-function toBatchesReply(batches: readonly Buffer[], nextOffset: number, highWatermark: number, logStartOffset: number): RecordBatchesReply {
+function toBatchesReply(
+  ctx: SluiceContext,
+  batches: readonly Buffer[],
+  nextOffset: number,
+  highWatermark: number,
+  logStartOffset: number,
+): RecordBatchesReply {
   let bytes = 0;
   let records = 0;
   let kept = 0;
@@ -129,7 +134,7 @@ function toBatchesReply(batches: readonly Buffer[], nextOffset: number, highWate
   }
   if (kept < batches.length) nextOffset = readBatchHeader(batches[kept - 1]).lastOffset + 1;
   // Records and bytes of whole batches: the consumer, not the server, drops those below the offset.
-  metrics.fetched(records, bytes);
+  ctx.metrics.fetched(records, bytes);
   return new RecordBatchesReply(batches.slice(0, kept), nextOffset, highWatermark, logStartOffset);
 }
 

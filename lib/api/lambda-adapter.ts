@@ -10,6 +10,7 @@ import { createClients, createContext, type SluiceContext } from '../context.js'
 import { SluiceError } from '../errors.js';
 import type { Operation } from './operation.js';
 import { observeInvocation } from '../observability/invocation.js';
+import { logger } from '../observability/logger.js';
 import { type RequestScope, runInRequestScope } from '../observability/request-scope.js';
 import { handleHttp, handleInvoke, resolveRoute, type InvokeResponse } from './router.js';
 
@@ -35,6 +36,8 @@ function isInvokeEvent(event: unknown): event is DirectInvokeEvent {
   return typeof event === 'object' && event !== null && typeof (event as { op?: unknown }).op === 'string';
 }
 
+// The process's context, made on first use (the one piece of module state here: this is where
+// contexts are created; options.context injects another).
 let processContext: SluiceContext | undefined;
 
 /** The environment-configured context, created on first use and kept for the life of the process. */
@@ -44,7 +47,7 @@ function contextFromEnvironment(): SluiceContext {
 
 export function createLambdaHandler(operations: readonly Operation[], options: LambdaHandlerOptions = {}): SluiceLambdaHandler {
   const getContext = options.context ?? contextFromEnvironment;
-  const serve = async (event: unknown): Promise<APIGatewayProxyStructuredResultV2 | InvokeResponse> => {
+  const serve = async (ctx: SluiceContext, event: unknown): Promise<APIGatewayProxyStructuredResultV2 | InvokeResponse> => {
     if (isHttpEvent(event)) {
       const query: Record<string, string> = {};
       // First value wins for a repeated parameter; raw string, so values are decoded exactly once.
@@ -52,13 +55,13 @@ export function createLambdaHandler(operations: readonly Operation[], options: L
       // Bytes, not text, for a base64 body: the router reads them as record batches or as UTF-8 JSON.
       const body = event.body == null ? undefined : event.isBase64Encoded ? Buffer.from(event.body, 'base64') : event.body;
       const response = await handleHttp(
-        getContext(),
+        ctx,
         { method: event.requestContext.http.method, path: event.rawPath, query, headers: event.headers, body },
         operations,
       );
       return { statusCode: response.status, headers: response.headers, body: response.body, isBase64Encoded: response.isBase64Encoded ?? false };
     }
-    if (isInvokeEvent(event)) return handleInvoke(getContext(), event, operations);
+    if (isInvokeEvent(event)) return handleInvoke(ctx, event, operations);
     const error = new SluiceError(
       'INVALID_REQUEST',
       'unrecognised event: expected an API Gateway HTTP API (v2) event or a direct-invoke event {"op": ...}',
@@ -92,7 +95,11 @@ export function createLambdaHandler(operations: readonly Operation[], options: L
   };
   const handler = (event: unknown, lambdaContext?: Context) => {
     const operation = operationName(event);
-    return runInRequestScope(scopeOf(event, operation, lambdaContext), () => observeInvocation(operation, lambdaContext, () => serve(event)));
+    const ctx = getContext();
+    // The context's metrics are the ones lib/ recorded into, so they are the ones flushed.
+    return runInRequestScope(scopeOf(event, operation, lambdaContext), () =>
+      observeInvocation(operation, lambdaContext, () => serve(ctx, event), { logger, metrics: ctx.metrics }),
+    );
   };
   return handler as SluiceLambdaHandler;
 }

@@ -9,7 +9,7 @@
 // A body of record batches (lib/records/batch-frames.ts) takes the other route, produce-batches.ts;
 // both end in produce-append.ts.
 import * as z from 'zod';
-import type { SluiceContext } from '../context.js';
+import { type SluiceContext, cacheSlot } from '../context.js';
 import { getTopicCached, validateTopicName, type TopicMetadata } from '../metadata/topics.js';
 import { RoundRobinPartitioner, partitionForKey } from '../partitioners/index.js';
 import { RECORD_BATCH_OVERHEAD, type RecordInput } from '../records/index.js';
@@ -84,11 +84,12 @@ function estimateRecordSize(record: RecordInput): number {
 }
 
 // Picks the sticky keyless partition of each request: Kafka's RoundRobinPartitioner asked once
-// per request (not per record), so one request's keyless records make one batch.
-const keylessRotation = new RoundRobinPartitioner();
+// per request (not per record), so one request's keyless records make one batch. Its counters are
+// the context's `keylessRotation` cache slot (lib/context.ts): one rotation per process.
+const KEYLESS_ROTATION = cacheSlot('keylessRotation', () => new RoundRobinPartitioner());
 
-function nextKeylessPartition(topic: TopicMetadata): number {
-  return keylessRotation.partition({ topic: topic.name, partitionCount: topic.partitions, key: null });
+function nextKeylessPartition(ctx: SluiceContext, topic: TopicMetadata): number {
+  return ctx.caches.get(KEYLESS_ROTATION).partition({ topic: topic.name, partitionCount: topic.partitions, key: null });
 }
 
 interface PlannedRecord {
@@ -168,7 +169,7 @@ export async function produce(ctx: SluiceContext, raw: Record<string, unknown>) 
   const assigned = planned.map((r) => {
     if (r.partition !== undefined) return r.partition;
     if (r.input.key !== null) return partitionForKey(r.input.key, topic.partitions);
-    return (keyless ??= nextKeylessPartition(topic));
+    return (keyless ??= nextKeylessPartition(ctx, topic));
   });
   const groups = new Map<number, RecordInput[]>();
   assigned.forEach((p, i) => {

@@ -31,7 +31,6 @@ import {
 import { type TopicMetadata, listTopics } from '../metadata/topics.js';
 import type { PartitionState } from '../metadata/types.js';
 import { logger } from '../observability/logger.js';
-import { metrics } from '../observability/metrics.js';
 import { type SweepResult, sweepDeletedTopics, sweepIntakeObjects, sweepTopic } from './cleanup.js';
 import {
   type MaintenanceCursor,
@@ -188,7 +187,7 @@ export async function runMaintenance(ctx: SluiceContext, options: MaintenanceOpt
     // of the run; but it is logged, since every run waiting out a lease would mean something is wrong.
     await releaseMaintenanceLease(ctx).catch((e) => logger.warn('maintenance lease not released; it expires on its own', { error: e as Error }));
   }
-  metrics.retentionDeleted(report.retention.segments, report.retention.bytes);
+  ctx.metrics.retentionDeleted(report.retention.segments, report.retention.bytes);
   return report;
 }
 

@@ -5,7 +5,7 @@
 // it after the grace period): StaleViewError tells the caller to refresh STATE and the manifest.
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { SluiceError } from '../errors.js';
-import type { SluiceContext } from '../context.js';
+import { type SluiceContext, cacheSlot } from '../context.js';
 import { isNoSuchKey } from '../metadata/aws-errors.js';
 
 export class StaleViewError extends Error {
@@ -66,10 +66,16 @@ export async function fetchRanges(ctx: SluiceContext, ranges: readonly ByteRange
 }
 
 const MAX_CACHED_INDEXES = 1024;
-const indexCache = new Map<string, Buffer>();
+/**
+ * `.index` objects by bucket and key, the context's `offsetIndexes` cache slot (lib/context.ts):
+ * an index object is never rewritten (a merge writes new keys), so entries never go stale; the
+ * oldest goes past MAX_CACHED_INDEXES.
+ */
+const OFFSET_INDEXES = cacheSlot('offsetIndexes', () => new Map<string, Buffer>());
 
 /** The whole `.index` object, from the process cache when seen before. */
 export async function getOffsetIndexObject(ctx: SluiceContext, indexKey: string): Promise<Buffer> {
+  const indexCache = ctx.caches.get(OFFSET_INDEXES);
   const cacheKey = `${ctx.bucket}/${indexKey}`;
   const hit = indexCache.get(cacheKey);
   if (hit) return hit;

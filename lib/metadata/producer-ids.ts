@@ -9,7 +9,7 @@
 // A fresh id always starts at producer epoch 0, as Kafka's InitProducerId does for a new producer.
 import { createHmac, randomBytes } from 'node:crypto';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { SluiceContext } from '../context.js';
+import { type SluiceContext, cacheSlot } from '../context.js';
 import { isConditionalCheckFailed } from './aws-errors.js';
 
 export const PRODUCER_ID_KEY = { pk: 'PRODUCER', sk: 'NEXT' } as const;
@@ -19,17 +19,20 @@ const TAG_BITS = 24;
 const TAG_SPACE = 2 ** TAG_BITS;
 const MAX_COUNTER = Math.floor(Number.MAX_SAFE_INTEGER / TAG_SPACE);
 
-// Per context (one per process in production): the key never changes once created.
-const keys = new WeakMap<SluiceContext, Promise<Buffer>>();
+// The context's `producerIdKey` cache slot (lib/context.ts): the key never changes once created,
+// so it is read once per process; a failed read is forgotten and tried again.
+const SIGNING_KEY = cacheSlot('producerIdKey', () => ({ key: undefined as Promise<Buffer> | undefined }));
 
 function signingKey(ctx: SluiceContext): Promise<Buffer> {
-  let key = keys.get(ctx);
-  if (!key) {
-    key = loadOrCreateKey(ctx);
-    keys.set(ctx, key);
-    key.catch(() => keys.delete(ctx));
+  const slot = ctx.caches.get(SIGNING_KEY);
+  if (!slot.key) {
+    const key = loadOrCreateKey(ctx);
+    slot.key = key;
+    key.catch(() => {
+      if (slot.key === key) slot.key = undefined;
+    });
   }
-  return key;
+  return slot.key;
 }
 
 async function loadOrCreateKey(ctx: SluiceContext): Promise<Buffer> {

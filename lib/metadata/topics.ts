@@ -7,7 +7,7 @@
 // Topic config uses Kafka's names and defaults; only the keys Sluice honours are accepted.
 import { randomBytes } from 'node:crypto';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { SluiceContext } from '../context.js';
+import { type SluiceContext, cacheSlot } from '../context.js';
 import { SluiceError } from '../errors.js';
 import { TOPICS_PK, topicKey } from './keys.js';
 import { createPartitionStates } from './partition-state.js';
@@ -159,7 +159,7 @@ export async function createTopic(
     }
     throw e;
   }
-  cacheFor(ctx).delete(name);
+  ctx.caches.get(TOPIC_CACHE).delete(name);
   return topic;
 }
 
@@ -210,7 +210,7 @@ export async function deleteTopicItem(ctx: SluiceContext, name: string): Promise
         ReturnValues: 'ALL_OLD',
       }),
     );
-    cacheFor(ctx).delete(name);
+    ctx.caches.get(TOPIC_CACHE).delete(name);
     return fromItem(out.Attributes!);
   } catch (e) {
     if ((e as { name?: string }).name === 'ConditionalCheckFailedException') throw unknownTopic(name);
@@ -241,7 +241,7 @@ export async function addPartitions(ctx: SluiceContext, name: string, count: num
         ReturnValues: 'ALL_NEW',
       }),
     );
-    cacheFor(ctx).delete(name);
+    ctx.caches.get(TOPIC_CACHE).delete(name);
     return fromItem(out.Attributes!);
   } catch (e) {
     if ((e as { name?: string }).name !== 'ConditionalCheckFailedException') throw e;
@@ -256,15 +256,10 @@ export async function addPartitions(ctx: SluiceContext, name: string, count: num
 
 // Warm-handler cache for the produce and fetch paths: topic metadata changes rarely, and a stale
 // entry for TOPIC_CACHE_MS is harmless (a missing partition is re-checked against the table
-// before it is refused; a deleted topic is seen within the TTL). Keyed per context: tests run many.
+// before it is refused; a deleted topic is seen within the TTL). It is the context's `topics` cache
+// slot (lib/context.ts): one per process, fresh with every createContext.
 export const TOPIC_CACHE_MS = 3000;
-const caches = new WeakMap<SluiceContext, Map<string, { topic: TopicMetadata; expiresAt: number }>>();
-
-function cacheFor(ctx: SluiceContext): Map<string, { topic: TopicMetadata; expiresAt: number }> {
-  let cache = caches.get(ctx);
-  if (!cache) caches.set(ctx, (cache = new Map()));
-  return cache;
-}
+const TOPIC_CACHE = cacheSlot('topics', () => new Map<string, { topic: TopicMetadata; readAt: number }>());
 
 /**
  * The topic's metadata from the warm cache, re-read from the table when absent, expired, or when
@@ -272,12 +267,15 @@ function cacheFor(ctx: SluiceContext): Map<string, { topic: TopicMetadata; expir
  * UNKNOWN_TOPIC_OR_PARTITION for a missing topic or partition.
  */
 export async function getTopicCached(ctx: SluiceContext, name: string, partition?: number): Promise<TopicMetadata> {
-  const cache = cacheFor(ctx);
+  const cache = ctx.caches.get(TOPIC_CACHE);
   const hit = cache.get(name);
   const now = ctx.now();
-  if (hit && hit.expiresAt > now && (partition === undefined || partition < hit.topic.partitions)) return hit.topic;
+  // Fresh only within TOPIC_CACHE_MS after the read by this clock: an entry a context with a
+  // clock further ahead wrote (a spread copy shares the cache) counts as expired, not fresh.
+  const fresh = hit !== undefined && now >= hit.readAt && now - hit.readAt < TOPIC_CACHE_MS;
+  if (fresh && (partition === undefined || partition < hit.topic.partitions)) return hit.topic;
   const topic = await requireTopic(ctx, name);
-  cache.set(name, { topic, expiresAt: now + TOPIC_CACHE_MS });
+  cache.set(name, { topic, readAt: now });
   if (partition !== undefined) requirePartition(topic, partition);
   return topic;
 }
