@@ -18,7 +18,9 @@ import { SluiceError } from '../errors.js';
 import { isConditionalCheckFailed } from '../metadata/aws-errors.js';
 import { groupDirectoryKey } from '../metadata/keys.js';
 import { groupMetaKey, offsetKey } from './group-keys.js';
-import { MAX_GROUP_ITEM_BYTES, type GroupState } from './group-state.js';
+import { ASSIGNORS } from './assignors/assignors.js';
+import type { AssignorName } from './assignors/types.js';
+import { MAX_GROUP_ITEM_BYTES, type GroupMember, type GroupState, type PendingRevocation } from './group-state.js';
 
 /** Attempts before a contended update gives up with a retriable error. */
 export const MAX_UPDATE_ATTEMPTS = 100;
@@ -30,9 +32,67 @@ export interface GroupDecision<T> {
   readonly error?: SluiceError;
 }
 
+/**
+ * Parses a stored META item (layout in group-state.ts); a malformed one is a clear error naming
+ * the group and the attribute, never undefined behaviour further on.
+ */
 export function groupFromItem(item: Record<string, unknown>): GroupState {
-  const { pk: _pk, sk: _sk, ...state } = item;
-  return state as unknown as GroupState;
+  const group = typeof item.group === 'string' ? item.group : String(item.pk ?? '?').replace(/^GROUP#/, '');
+  const fail = (what: string, value: unknown): never => {
+    throw new Error(`group item '${group}': ${what} is malformed (${JSON.stringify(value)?.slice(0, 200)})`);
+  };
+  const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+  const int = (v: unknown, what: string): number => (typeof v === 'number' && Number.isSafeInteger(v) ? v : fail(what, v));
+  const str = (v: unknown, what: string): string => (typeof v === 'string' ? v : fail(what, v));
+  const assignorName = (v: unknown, what: string): AssignorName => (typeof v === 'string' && v in ASSIGNORS ? (v as AssignorName) : fail(what, v));
+  const partitions = (v: unknown, what: string): number[] =>
+    Array.isArray(v) && v.every((p) => typeof p === 'number' && Number.isSafeInteger(p) && p >= 0) ? (v as number[]) : fail(what, v);
+
+  if (typeof item.group !== 'string') fail('group', item.group);
+  const members: Record<string, GroupMember> = {};
+  if (!isRecord(item.members)) fail('members', item.members);
+  for (const [id, m] of Object.entries(item.members as Record<string, unknown>)) {
+    if (!isRecord(m)) fail(`member '${id}'`, m);
+    const member = m as Record<string, unknown>;
+    const topics = member.topics;
+    if (!Array.isArray(topics) || !topics.every((t) => typeof t === 'string')) fail(`member '${id}' topics`, topics);
+    members[id] = {
+      clientId: str(member.clientId, `member '${id}' clientId`),
+      topics: topics as string[],
+      assignor: assignorName(member.assignor, `member '${id}' assignor`),
+      sessionTimeoutMs: int(member.sessionTimeoutMs, `member '${id}' sessionTimeoutMs`),
+      expiresAt: int(member.expiresAt, `member '${id}' expiresAt`),
+      ackGeneration: int(member.ackGeneration, `member '${id}' ackGeneration`),
+      joinedAt: int(member.joinedAt, `member '${id}' joinedAt`),
+    };
+  }
+  const assignment: Record<string, Record<string, number[]>> = {};
+  if (!isRecord(item.assignment)) fail('assignment', item.assignment);
+  for (const [id, a] of Object.entries(item.assignment as Record<string, unknown>)) {
+    if (!isRecord(a)) fail(`assignment of '${id}'`, a);
+    assignment[id] = {};
+    for (const [topic, ps] of Object.entries(a as Record<string, unknown>)) assignment[id][topic] = partitions(ps, `assignment of '${id}' to '${topic}'`);
+  }
+  if (!Array.isArray(item.pending)) fail('pending', item.pending);
+  const pending: PendingRevocation[] = (item.pending as unknown[]).map((r, i) => {
+    if (!isRecord(r)) return fail(`pending[${i}]`, r);
+    return { topic: str(r.topic, `pending[${i}].topic`), partition: int(r.partition, `pending[${i}].partition`), from: str(r.from, `pending[${i}].from`), since: int(r.since, `pending[${i}].since`) };
+  });
+  const partitionsPerTopic: Record<string, number> = {};
+  if (!isRecord(item.partitionsPerTopic)) fail('partitionsPerTopic', item.partitionsPerTopic);
+  for (const [topic, n] of Object.entries(item.partitionsPerTopic as Record<string, unknown>)) partitionsPerTopic[topic] = int(n, `partitionsPerTopic of '${topic}'`);
+  return {
+    group: item.group as string,
+    version: int(item.version, 'version'),
+    generation: int(item.generation, 'generation'),
+    assignor: item.assignor === null || item.assignor === undefined ? null : assignorName(item.assignor, 'assignor'),
+    members,
+    assignment,
+    pending,
+    partitionsPerTopic,
+    createdAt: int(item.createdAt, 'createdAt'),
+    updatedAt: int(item.updatedAt, 'updatedAt'),
+  };
 }
 
 export async function readGroup(ctx: SluiceContext, group: string): Promise<GroupState | undefined> {

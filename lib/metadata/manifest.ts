@@ -32,6 +32,10 @@ export function segmentFromItem(item: Record<string, unknown>): SegmentItem {
     throw new Error(`SEG item ${String(item.sk)}: entries is not a list of strings`);
   }
   if (typeof item.objectKey !== 'string') throw new Error(`SEG item ${String(item.sk)}: objectKey is missing`);
+  for (const name of ['indexKey', 'timeIndexKey'] as const) {
+    if (item[name] !== undefined && typeof item[name] !== 'string') throw new Error(`SEG item ${String(item.sk)}: ${name} is not a string (${JSON.stringify(item[name])})`);
+  }
+  if (item.mergedCount !== undefined && !Number.isSafeInteger(item.mergedCount)) throw new Error(`SEG item ${String(item.sk)}: mergedCount is not an integer`);
   return {
     baseOffset: int(item, 'baseOffset'),
     lastOffset: int(item, 'lastOffset'),

@@ -36,7 +36,10 @@ export function partitionStateFromItem(item: Record<string, unknown>): Partition
   if (!Array.isArray(tail) || tail.some((e) => typeof e !== 'string')) throw new Error('STATE item: tail is not a list of strings');
   const producers = parseProducers(item.producers);
   const producerBases = (item.producerBases ?? {}) as Record<string, number>;
-  if (typeof producerBases !== 'object') throw new Error('STATE item: producerBases is malformed');
+  if (typeof producerBases !== 'object' || producerBases === null || Array.isArray(producerBases) || !Object.values(producerBases).every((v) => Number.isSafeInteger(v))) {
+    throw new Error(`STATE item: producerBases is malformed (${JSON.stringify(item.producerBases)?.slice(0, 200)})`);
+  }
+  if (item.owner !== undefined && typeof item.owner !== 'string') throw new Error(`STATE item: owner is malformed (${JSON.stringify(item.owner)})`);
   return {
     topic: key[1],
     topicId: key[2],
@@ -77,7 +80,7 @@ function parseProducers(stored: unknown): Record<string, ProducerEntry> {
   const out: Record<string, ProducerEntry> = {};
   for (const [id, raw] of Object.entries(stored as Record<string, Partial<StoredProducerEntry>>)) {
     const { e, s, l, n, t } = raw;
-    if (![e, s, l, n, t].every((v) => typeof v === 'number')) throw new Error(`STATE item: producer ${id}'s entry is malformed`);
+    if (typeof raw !== 'object' || raw === null || ![e, s, l, n, t].every((v) => Number.isSafeInteger(v))) throw new Error(`STATE item: producer ${id}'s entry is malformed`);
     out[id] = { producerEpoch: e!, baseSequence: s!, lastSequence: l!, count: n!, lastUpdated: t! };
   }
   return out;

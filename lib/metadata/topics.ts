@@ -116,18 +116,23 @@ export function resolveTopicConfig(input: Readonly<Record<string, unknown>> = {}
   return config as unknown as TopicConfig;
 }
 
+/** Parses a stored topic item; a malformed one is a clear error, never undefined behaviour. */
 function fromItem(item: Record<string, unknown>): TopicMetadata {
-  if (typeof item.name !== 'string' || typeof item.id !== 'string' || typeof item.partitions !== 'number') {
-    throw new Error(`topic item ${String(item.sk)} is malformed (name, id and partitions are required)`);
+  const partitions = item.partitions;
+  if (typeof item.name !== 'string' || typeof item.id !== 'string' || typeof partitions !== 'number' || !Number.isSafeInteger(partitions) || partitions < 1) {
+    throw new Error(`topic item ${String(item.sk)} is malformed (name, id and a positive integer partitions are required)`);
   }
-  return {
-    name: item.name,
-    id: item.id,
-    partitions: item.partitions as number,
-    // Defaults first so a topic stored before a config key existed still reads completely.
-    config: { ...DEFAULT_TOPIC_CONFIG, ...(item.config as Partial<TopicConfig>) },
-    createdAt: item.createdAt as number,
-  };
+  if (typeof item.createdAt !== 'number') throw new Error(`topic item ${String(item.sk)}: createdAt is malformed (${JSON.stringify(item.createdAt)})`);
+  const stored = item.config ?? {};
+  if (typeof stored !== 'object' || stored === null || Array.isArray(stored)) throw new Error(`topic item ${String(item.sk)}: config is not a map`);
+  let config: TopicConfig;
+  try {
+    // Validated as a request's config is; defaults fill keys stored before they existed.
+    config = resolveTopicConfig(stored as Record<string, unknown>);
+  } catch (e) {
+    throw new Error(`topic item ${String(item.sk)}: config is malformed (${e instanceof Error ? e.message : String(e)})`);
+  }
+  return { name: item.name, id: item.id, partitions, config, createdAt: item.createdAt };
 }
 
 const unknownTopic = (name: string) => new SluiceError('UNKNOWN_TOPIC_OR_PARTITION', `topic '${name}' does not exist`, { topic: name });
