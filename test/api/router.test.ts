@@ -54,13 +54,17 @@ describe('router', () => {
     expect((await http('GET', '/v1/nothing-here')).status).toBe(404);
   });
 
-  it('input = JSON body + query + path parameters, path winning', async () => {
+  it('input: path parameters with the JSON body (POST) or with the query string (GET)', async () => {
+    // Which source wins when a name is given twice is being settled elsewhere (issue 13: each
+    // input from one place); here only inputs given once.
     seen.length = 0;
-    const res = await http('POST', '/v1/topics/real/records', { body: JSON.stringify({ topic: 'body', a: 1 }), query: { b: '2', topic: 'query' } });
+    const res = await http('POST', '/v1/topics/real/records', { body: JSON.stringify({ a: 1 }) });
     expect(res.status).toBe(200);
     expect(JSON.parse(res.body)).toEqual({ ok: 'post' });
     expect(res.headers['content-type']).toBe('application/json');
-    expect(seen[0]).toEqual({ topic: 'real', a: 1, b: '2' });
+    expect(seen[0]).toEqual({ topic: 'real', a: 1 });
+    await http('GET', '/v1/topics/t', { query: { b: '2' } });
+    expect(seen[1]).toEqual({ topic: 't', b: '2' });
   });
 
   it('bodies: empty is {}, non-JSON, non-object and invalid UTF-8 are INVALID_REQUEST, over 6 MB MESSAGE_TOO_LARGE', async () => {
@@ -79,8 +83,8 @@ describe('router', () => {
   it('a record-batches body reaches the operation as bytes, only where the operation takes it; Accept asks for batches', async () => {
     seen.length = 0;
     const bytes = Buffer.from([0, 1, 2, 255]);
-    await http('POST', '/v1/topics/t/records', { body: bytes, headers: { 'Content-Type': RECORD_BATCHES_MEDIA_TYPE }, query: { x: '1' } });
-    expect(seen[0]).toEqual({ batches: bytes, x: '1', topic: 't' });
+    await http('POST', '/v1/topics/t/records', { body: bytes, headers: { 'Content-Type': RECORD_BATCHES_MEDIA_TYPE } });
+    expect(seen[0]).toEqual({ batches: bytes, topic: 't' });
     await http('POST', '/v1/topics/t/records', { headers: { accept: RECORD_BATCHES_MEDIA_TYPE } });
     expect(seen[1]).toMatchObject({ format: 'batches' });
     const refused = await http('GET', '/v1/topics/t', { body: bytes, headers: { 'content-type': RECORD_BATCHES_MEDIA_TYPE } });
