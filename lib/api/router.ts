@@ -169,15 +169,47 @@ function batchBody(operation: Operation, raw: string | Buffer | null | undefined
   return bytes;
 }
 
-/** The operation's input: body (JSON, or record batches by Content-Type) + query + path parameters. */
+const TAKES_BODY = new Set(['POST', 'PUT', 'PATCH']);
+
+/**
+ * The operation's input. Each name comes from exactly one place: path parameters; the query
+ * string (GET, DELETE) or the body (POST: JSON, or record batches by Content-Type, which alone
+ * supplies `batches`); `format` from Accept. A name given in two places, a query string on a
+ * POST, a body on a GET or a JSON `batches` field is INVALID_REQUEST — never one place silently
+ * overriding another (a `?batches=` once sent a JSON produce down the record-batches path).
+ */
 function inputOf(operation: Operation, params: Record<string, string>, request: HttpRequest): Record<string, unknown> {
-  const body = namesRecordBatches(headerValue(request.headers, 'content-type'))
-    ? { batches: batchBody(operation, request.body) }
-    : parseBody(request.body);
+  const where = `${operation.method} ${operation.path}`;
+  const recordBatches = namesRecordBatches(headerValue(request.headers, 'content-type'));
+  const body = recordBatches ? { batches: batchBody(operation, request.body) } : parseBody(request.body);
+  if (!recordBatches && 'batches' in body) {
+    throw new SluiceError('INVALID_REQUEST', `'batches' is not a JSON field: send record batches as a ${RECORD_BATCHES_MEDIA_TYPE} body`);
+  }
   const query: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(request.query ?? {})) if (v !== undefined) query[k] = v;
-  if (operation.answersBatches && namesRecordBatches(headerValue(request.headers, 'accept'))) query.format = 'batches';
-  return { ...body, ...query, ...params };
+  if (TAKES_BODY.has(operation.method)) {
+    const names = Object.keys(query);
+    if (names.length > 0) throw new SluiceError('INVALID_REQUEST', `${where} takes its input from the body, not the query string (got ${names.join(', ')})`);
+  } else if (Object.keys(body).length > 0) {
+    throw new SluiceError('INVALID_REQUEST', `${where} takes no body; give its input in the query string`);
+  }
+  const fromAccept: Record<string, unknown> = {};
+  if (operation.answersBatches && namesRecordBatches(headerValue(request.headers, 'accept'))) fromAccept.format = 'batches';
+  const sources: [string, Record<string, unknown>][] = [
+    ['path', params],
+    ['query string', query],
+    ['body', body],
+    ['Accept header', fromAccept],
+  ];
+  const seen = new Map<string, string>();
+  for (const [source, values] of sources) {
+    for (const name of Object.keys(values)) {
+      const first = seen.get(name);
+      if (first !== undefined) throw new SluiceError('INVALID_REQUEST', `'${name}' is given both in the ${first} and in the ${source}; give it once`);
+      seen.set(name, source);
+    }
+  }
+  return { ...body, ...query, ...fromAccept, ...params };
 }
 
 /**
