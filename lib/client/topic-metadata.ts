@@ -19,16 +19,18 @@ export class TopicMetadataCache {
   constructor(
     private readonly api: SluiceApi,
     private readonly maxAgeMs = 300_000,
+    /** The cache's clock (ms), injectable so a test moves time without real waits. */
+    private readonly now: () => number = Date.now,
   ) {}
 
   describe(topic: string): Promise<TopicMetadata> {
     const cached = this.entries.get(topic);
-    if (cached && Date.now() - cached.at < this.maxAgeMs) return cached.metadata;
+    if (cached && this.now() - cached.at < this.maxAgeMs) return cached.metadata;
     const metadata = this.api.describeTopic(topic).then((d) => ({
       partitions: d.partitions.length,
       maxMessageBytes: Number(d.config['max.message.bytes'] ?? DEFAULT_MAX_MESSAGE_BYTES),
     }));
-    this.entries.set(topic, { metadata, at: Date.now() });
+    this.entries.set(topic, { metadata, at: this.now() });
     metadata.catch(() => this.entries.delete(topic));
     return metadata;
   }
