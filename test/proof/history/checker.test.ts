@@ -65,6 +65,20 @@ describe('the history checker', () => {
     expect(check(overlapping, ['a:0', 'a:1', 'b:0'])).toEqual([]);
   });
 
+  it('reports a high watermark covering a record sent after the fetch, and a record sent after a fetch landing below what it saw', () => {
+    // c is sent at 10, after the fetch completed at 6, yet that fetch's high watermark (4) covers it.
+    const c = produce(['c:0'], 3, { invoke: 10, complete: 11 });
+    const early = fetchOp(0, ['a:0', 'a:1', 'b:0'], 4, { invoke: 5, complete: 6 });
+    expect(check([a, b, c, early], ['a:0', 'a:1', 'b:0', 'c:0']).join('\n')).toMatch(/saw highWatermark 4, covering c:0 at 3, which was sent later/);
+    // d (unknown outcome, sent at 1.5) is seen by a fetch completed at 6 (high watermark 2); e, sent at 10, must land at 2 or above.
+    const d = produce(['d:0'], undefined, { invoke: 1.5, complete: 9 }, 'info', '503 REQUEST_TIMED_OUT');
+    const e = produce(['e:0'], undefined, { invoke: 10, complete: 12 }, 'info', '503 REQUEST_TIMED_OUT');
+    const first = produce(['a:0'], 0, { invoke: 1, complete: 2 });
+    const saw = fetchOp(0, ['a:0'], 2, { invoke: 5, complete: 6 });
+    expect(check([first, d, e, saw], ['a:0', 'e:0', 'd:0']).join('\n')).toMatch(/e:0 was sent after a fetch completed at 6.0 saw highWatermark 2, but landed at 1 below it/);
+    expect(check([first, d, e, saw], ['a:0', 'd:0', 'e:0'])).toEqual([]);
+  });
+
   it('reports a definitely refused batch in the log, a partial batch, uncommitted reads and a leader refusal', () => {
     const refused = produce(['c:0'], undefined, {}, 'fail', '400 INVALID_REQUEST');
     expect(check([a, refused], ['a:0', 'a:1', 'c:0']).join('\n')).toMatch(/refused c:0 .* is in the log at 2/);

@@ -11,7 +11,9 @@
 //      that offset with that value; a fetch sees every append acknowledged before it was invoked
 //      (its high watermark is at least that append's end) and none invoked after it completed;
 //   6. reads never go backwards: a fetch invoked after another fetch of the partition completed
-//      (any client, any server) never answers a lower high watermark;
+//      (any client, any server) never answers a lower high watermark; a fetch's high watermark
+//      covers only records sent before it completed; and a produce sent after a fetch completed
+//      lands at or above that fetch's high watermark (what a read observed precedes later writes);
 //   7. the leaderless protocol has no partition leader for appends: no produce is refused with
 //      NOT_LEADER_OR_FOLLOWER.
 import type { FetchOp, HistoryOp, ProduceOp } from './history.js';
@@ -84,6 +86,28 @@ export function checkHistory(ops: readonly HistoryOp[], finalLogs: ReadonlyMap<n
       }
       if (highest && g.highWatermark! < highest.highWatermark!) {
         fail(`p${partition}: a fetch invoked at ${g.invoke.toFixed(1)} saw highWatermark ${g.highWatermark}, below the ${highest.highWatermark} a fetch completed at ${highest.complete.toFixed(1)} saw (reads went backwards)`);
+      }
+    }
+    // A high watermark is a point in the log's history: everything below it was sent before the
+    // fetch completed, and everything sent after the fetch completed lands at or above it.
+    const latestSentBelow: number[] = [];
+    log.forEach((v, i) => latestSentBelow.push(Math.max(latestSentBelow[i - 1] ?? -Infinity, firstSent.get(v) ?? Infinity)));
+    for (const f of fetches) {
+      const hw = Math.min(f.highWatermark!, log.length);
+      if (hw > 0 && latestSentBelow[hw - 1] > f.complete) {
+        const at = latestSentBelow.findIndex((t) => t > f.complete);
+        fail(`p${partition}: a fetch completed at ${f.complete.toFixed(1)} saw highWatermark ${f.highWatermark}, covering ${log[at]} at ${at}, which was sent later`);
+      }
+    }
+    let seenBefore = 0;
+    let highestSeen: FetchOp | undefined;
+    for (const [b, at] of [...landedAt.entries()].sort(([x], [y]) => firstSent.get(x.values[0])! - firstSent.get(y.values[0])!)) {
+      const sent = firstSent.get(b.values[0])!;
+      for (; seenBefore < byComplete.length && byComplete[seenBefore].complete < sent; seenBefore++) {
+        if (!highestSeen || byComplete[seenBefore].highWatermark! > highestSeen.highWatermark!) highestSeen = byComplete[seenBefore];
+      }
+      if (highestSeen && at < highestSeen.highWatermark!) {
+        fail(`p${partition}: ${b.values[0]} was sent after a fetch completed at ${highestSeen.complete.toFixed(1)} saw highWatermark ${highestSeen.highWatermark}, but landed at ${at} below it`);
       }
     }
     for (const f of fetches) {
