@@ -91,7 +91,7 @@ async function readOrWait<T>(
   while (Date.now() < deadline) {
     await sleep(Math.min(LONG_POLL_INTERVAL_MS, Math.max(0, deadline - Date.now())));
     const state = await getPartitionState(ctx, topic, input.partition);
-    if (state.nextOffset > input.offset) return read();
+    if (state.logEndOffset > input.offset) return read();
   }
   return result;
 }
@@ -104,7 +104,7 @@ async function fetchRecords(ctx: SluiceContext, raw: Record<string, unknown>) {
   if (input.format === 'batches') {
     const read = () => readBatches(ctx, topic, input.partition, request);
     const result = await readOrWait(ctx, topic, input, read, (r) => r.batches.length === 0, (r) => r.highWatermark);
-    return toBatchesReply(ctx, result.batches, result.nextOffset, result.highWatermark, result.logStartOffset);
+    return toBatchesReply(ctx, result.batches, result.nextFetchOffset, result.highWatermark, result.logStartOffset);
   }
   const read = () => readRecords(ctx, topic, input.partition, request);
   const result = await readOrWait(ctx, topic, input, read, (r) => r.records.length === 0, (r) => r.highWatermark);
@@ -115,12 +115,12 @@ async function fetchRecords(ctx: SluiceContext, raw: Record<string, unknown>) {
 
 /**
  * Whole batches up to MAX_BATCH_RESPONSE_BYTES (the body goes out base64, under Lambda's 6 MB),
- * cut at a batch boundary and never below one batch; nextOffset follows the last batch sent.
+ * cut at a batch boundary and never below one batch; the offset to fetch next follows the last batch sent.
  */
 function toBatchesReply(
   ctx: SluiceContext,
   batches: readonly Buffer[],
-  nextOffset: number,
+  nextFetchOffset: number,
   highWatermark: number,
   logStartOffset: number,
 ): RecordBatchesReply {
@@ -132,10 +132,11 @@ function toBatchesReply(
     bytes += batches[kept].length;
     records += readBatchHeader(batches[kept]).recordCount;
   }
-  if (kept < batches.length) nextOffset = readBatchHeader(batches[kept - 1]).lastOffset + 1;
+  if (kept < batches.length) nextFetchOffset = readBatchHeader(batches[kept - 1]).lastOffset + 1;
   // Records and bytes of whole batches: the consumer, not the server, drops those below the offset.
   ctx.metrics.fetched(records, bytes);
-  return new RecordBatchesReply(batches.slice(0, kept), nextOffset, highWatermark, logStartOffset);
+  // The HTTP API names it Sluice-Next-Offset (or `nextOffset` in the JSON of an invocation).
+  return new RecordBatchesReply(batches.slice(0, kept), nextFetchOffset, highWatermark, logStartOffset);
 }
 
 /** Characters JSON.stringify escapes (quote, backslash, controls, lone surrogates): a string without them is copied as is. */
@@ -170,7 +171,7 @@ function toResponse(result: ReadResult, offset: number, encoding: Encoding) {
   let budget = RESPONSE_BUDGET_BYTES;
   /** Key and value bytes of the records answered (the BytesOut metric). */
   let payloadBytes = 0;
-  let nextOffset = result.nextOffset;
+  let nextFetchOffset = result.nextFetchOffset;
   for (const r of result.records) {
     // A batch may start before the requested offset; Kafka clients skip those records, so do we.
     if (r.offset < offset) continue;
@@ -183,13 +184,17 @@ function toResponse(result: ReadResult, offset: number, encoding: Encoding) {
     };
     budget -= recordJsonBytes(record) + 1;
     if (budget < 0 && records.length > 0) {
-      nextOffset = r.offset;
+      nextFetchOffset = r.offset;
       break;
     }
     records.push(record);
     payloadBytes += (r.key?.length ?? 0) + (r.value?.length ?? 0);
   }
-  return { response: { records, nextOffset, highWatermark: result.highWatermark, logStartOffset: result.logStartOffset }, payloadBytes };
+  // The HTTP API's name for the offset to fetch next is `nextOffset` (the contract does not change).
+  return {
+    response: { records, nextOffset: nextFetchOffset, highWatermark: result.highWatermark, logStartOffset: result.logStartOffset },
+    payloadBytes,
+  };
 }
 
 const fetchOperation: Operation = {

@@ -58,7 +58,7 @@ async function describePartitions(ctx: SluiceContext, topic: TopicRef, count: nu
       out.push({
         partition: s.partition,
         logStartOffset: s.logStartOffset,
-        highWatermark: s.nextOffset,
+        highWatermark: s.logEndOffset,
         leaderEpoch: s.epoch,
         segments: s.segments,
         bytes: s.bytes,

@@ -11,7 +11,7 @@
 // first commit: consumption stays at-least-once, nothing is skipped.) Commits do not extend a
 // member's session; heartbeats do.
 //
-// Lag per partition = high watermark (the partition's nextOffset) − committed offset, floored at 0.
+// Lag per partition = high watermark (the partition's logEndOffset) − committed offset, floored at 0.
 import type { SluiceContext } from '../context.js';
 import { SluiceError } from '../errors.js';
 import { groupPk } from '../metadata/keys.js';
@@ -151,7 +151,7 @@ export async function fetchOffsetsWithLag(ctx: SluiceContext, group: string, top
     // A topic deleted (or a partition never created) since the commit has no log end: lag 0.
     const topic = await getTopicCached(ctx, c.topic).catch(() => undefined);
     const state = topic && c.partition < topic.partitions ? await readPartitionState(ctx, topic, c.partition) : undefined;
-    const highWatermark = state?.nextOffset ?? c.offset;
+    const highWatermark = state?.logEndOffset ?? c.offset;
     return { ...c, highWatermark, lag: Math.max(0, highWatermark - c.offset) };
   });
 }

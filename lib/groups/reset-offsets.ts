@@ -25,7 +25,7 @@ async function targetOffset(ctx: SluiceContext, topic: TopicRef, partition: numb
   if (to === 'earliest' || to === 'latest') return (await listOffsets(ctx, topic, partition, to)).offset;
   if ('timestamp' in to) return (await listOffsets(ctx, topic, partition, to.timestamp)).offset;
   const state = await getPartitionState(ctx, topic, partition);
-  return Math.min(Math.max(to.offset, state.logStartOffset), state.nextOffset);
+  return Math.min(Math.max(to.offset, state.logStartOffset), state.logEndOffset);
 }
 
 export async function resetOffsets(ctx: SluiceContext, req: ResetRequest): Promise<CommittedOffset[]> {

@@ -4,9 +4,9 @@
 //   1. PUT one intake object (a unique key) holding the request's RecordBatches for all its
 //      partitions, each with base offset 0: offsets are not known yet.
 //   2. per partition, in parallel, one conditional UpdateItem of STATE (partition-state.ts
-//      appendEntry): nextOffset += count, tail += [this batch's entry], if the topic id matches,
+//      appendEntry): logEndOffset += count, tail += [this batch's entry], if the topic id matches,
 //      the tail has room and (idempotent producer) the sequence continues. The base offset is the
-//      nextOffset this update replaced. A partition is acknowledged only after its update succeeded.
+//      logEndOffset this update replaced. A partition is acknowledged only after its update succeeded.
 //
 // DynamoDB sequences concurrent appends to a partition: two processes never wait for each other.
 // A refused update is decided by one consistent read of STATE: a full tail is spilled (spill.ts)
@@ -241,7 +241,7 @@ async function commit(ctx: SluiceContext, topic: TopicRef, w: PartitionWrite, en
     if (tailAfter === TAIL_MAX_ENTRIES || tailAfter === TAIL_ROOM_ENTRIES) {
       await spillTail(ctx, topic, { ...before, tail: [...before.tail, entry] }, TAIL_MAX_ENTRIES).catch(() => undefined);
     }
-    return { partition, baseOffset: before.nextOffset, count: w.count };
+    return { partition, baseOffset: before.logEndOffset, count: w.count };
   }
   throw new SluiceError('REQUEST_TIMED_OUT', `append to ${topic.name}-${partition} did not settle after ${MAX_ROUNDS} refused updates`);
 }

@@ -37,7 +37,7 @@ async function listOffsetsWithRefresh(
   for (let refresh = 0; ; refresh++) {
     const state = await getPartitionState(ctx, topic, partition);
     if (at === 'earliest') return { offset: state.logStartOffset };
-    if (at === 'latest') return { offset: state.nextOffset };
+    if (at === 'latest') return { offset: state.logEndOffset };
     try {
       return await offsetForTimestamp(ctx, topic, state, at);
     } catch (e) {
@@ -52,7 +52,7 @@ async function offsetForTimestamp(
   state: PartitionState,
   timestamp: number,
 ): Promise<{ offset: number; timestamp?: number }> {
-  const { partition, logStartOffset, nextOffset: highWatermark, tailBase } = state;
+  const { partition, logStartOffset, logEndOffset: highWatermark, tailBase } = state;
   const tail = decodeEntries(ctx, tailBase, state.tail);
   const search = async (ranges: readonly ManifestRange[]) => {
     for (const range of ranges) {

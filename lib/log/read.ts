@@ -1,7 +1,7 @@
 // Fetch by offset (Kafka's Fetch for one partition), reading only committed data, at a constant
 // cost of at most 3 storage requests whatever the log length:
 //
-//   1. STATE, strongly consistent: highWatermark = nextOffset, logStartOffset; offset must lie in
+//   1. STATE, strongly consistent: highWatermark = logEndOffset, logStartOffset; offset must lie in
 //      [logStartOffset, highWatermark] (OFFSET_OUT_OF_RANGE otherwise; = highWatermark reads nothing).
 //      STATE's tail lists the newest entries from tailBase (manifest-entry.ts): a tailing
 //      consumer's offset is found there, step 2 is skipped, and step 3 also reads the next tail
@@ -18,7 +18,7 @@
 // and the partition leader epoch before anything else sees them (batch-stamp.ts).
 //
 // A fetch reads from one manifest range: ranges of uncompacted appends live in different objects,
-// and reading them too would cost a GET each; the consumer continues from nextOffset (compaction
+// and reading them too would cost a GET each; the consumer continues from nextFetchOffset (compaction
 // merges small items, so a fetch of merged data fills maxBytes). As in Kafka, maxBytes bounds
 // whole batches but the first batch holding the offset is returned even when larger; records below
 // the requested offset (earlier records of that batch) are dropped. Only when maxBytes is smaller
@@ -40,7 +40,7 @@ import { decodeEntries, rangeHolding, rangesOf } from './manifest-entry.js';
 
 export interface ReadResult {
   readonly records: DecodedRecord[];
-  readonly nextOffset: number;
+  readonly nextFetchOffset: number;
   readonly highWatermark: number;
   readonly logStartOffset: number;
 }
@@ -53,7 +53,7 @@ export interface BatchReadResult {
    * Every batch lies below the high watermark.
    */
   readonly batches: Buffer[];
-  readonly nextOffset: number;
+  readonly nextFetchOffset: number;
   readonly highWatermark: number;
   readonly logStartOffset: number;
 }
@@ -96,8 +96,8 @@ export async function readBatches(ctx: SluiceContext, topic: TopicRef, partition
 interface Collector<T> {
   readonly found: boolean;
   add(item: ManifestRange, buf: Buffer, highWatermark: number): number;
-  result(): T & { nextOffset: number };
-  empty(offset: number): T & { nextOffset: number };
+  result(): T & { nextFetchOffset: number };
+  empty(offset: number): T & { nextFetchOffset: number };
 }
 
 function decodeCollector(offset: number): Collector<{ records: DecodedRecord[] }> {
@@ -116,8 +116,8 @@ function decodeCollector(offset: number): Collector<{ records: DecodedRecord[] }
       }
       return end;
     },
-    result: () => ({ records, nextOffset: lastOffset + 1 }),
-    empty: (at) => ({ records: [], nextOffset: at }),
+    result: () => ({ records, nextFetchOffset: lastOffset + 1 }),
+    empty: (at) => ({ records: [], nextFetchOffset: at }),
   };
 }
 
@@ -143,8 +143,8 @@ function rawCollector(offset: number): Collector<{ batches: Buffer[] }> {
         position += size;
       }
     },
-    result: () => ({ batches, nextOffset: lastOffset + 1 }),
-    empty: (at) => ({ batches: [], nextOffset: at }),
+    result: () => ({ batches, nextFetchOffset: lastOffset + 1 }),
+    empty: (at) => ({ batches: [], nextFetchOffset: at }),
   };
 }
 
@@ -154,10 +154,10 @@ async function readWithRefresh<T>(
   partition: number,
   { offset, maxBytes }: ReadRequest,
   collector: Collector<T>,
-): Promise<{ collected: T & { nextOffset: number }; highWatermark: number; logStartOffset: number }> {
+): Promise<{ collected: T & { nextFetchOffset: number }; highWatermark: number; logStartOffset: number }> {
   for (let refresh = 0; ; refresh++) {
     const state = await getPartitionState(ctx, topic, partition);
-    const highWatermark = state.nextOffset;
+    const highWatermark = state.logEndOffset;
     const logStartOffset = state.logStartOffset;
     if (offset < logStartOffset || offset > highWatermark) {
       throw new SluiceError(

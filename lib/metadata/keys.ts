@@ -2,7 +2,7 @@
 //
 //   pk                              sk                  item
 //   TOPICS                          <topic>             topic: partitions, config, createdAt
-//   PART#<topic>#<id>#<partition>   STATE               partition state: nextOffset, logStartOffset,
+//   PART#<topic>#<id>#<partition>   STATE               partition state: logEndOffset, logStartOffset,
 //                                                       tailBase + tail (the manifest's newest entries),
 //                                                       producer entries, leader lease owner/epoch/expiresAt
 //   PART#<topic>#<id>#<partition>   SEG#<base, 20 dig>  manifest item: spilled tail entries, or a merged

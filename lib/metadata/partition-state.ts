@@ -2,7 +2,7 @@
 // each a single conditional UpdateItem whose condition says exactly what it relies on.
 //
 //   createPartitionStates   topic creation: the item with every attribute the updates below need
-//   appendEntry             an append (any process): nextOffset += count, tail += [entry]
+//   appendEntry             an append (any process): logEndOffset += count, tail += [entry]
 //   removeSpilledEntries    a spill (any process): drop the oldest entries, advance tailBase
 //   acquirePartitionLease   the partition leader (maintenance): owner, epoch + 1, expiry
 //   advanceLogStartOffset   retention, under the lease
@@ -44,7 +44,7 @@ export function partitionStateFromItem(item: Record<string, unknown>): Partition
     topic: key[1],
     topicId: key[2],
     partition: Number(key[3]),
-    nextOffset: num(item, 'nextOffset'),
+    logEndOffset: num(item, 'logEndOffset'),
     logStartOffset: num(item, 'logStartOffset'),
     tailBase: num(item, 'tailBase'),
     tail: tail as string[],
@@ -117,7 +117,7 @@ export async function createPartitionStates(ctx: SluiceContext, topic: TopicRef,
           TableName: ctx.table,
           Item: {
             ...stateKey(topic, partition),
-            nextOffset: 0,
+            logEndOffset: 0,
             logStartOffset: 0,
             tailBase: 0,
             tail: [],
@@ -157,11 +157,11 @@ export interface AppendEntryRequest {
 }
 
 /**
- * Step 2 of the append protocol: `nextOffset += count, tail += [entry]`, if the item exists (its
+ * Step 2 of the append protocol: `logEndOffset += count, tail += [entry]`, if the item exists (its
  * key carries the topic id, so a writer of a deleted topic finds none),
  * the tail has room and (idempotent producer) the sequence continues the producer's last batch:
  * sequence 0 needs no entry or one of an older producer epoch; any other needs the same epoch and
- * the previous sequence as its last. Returns the STATE as it was before the update: its nextOffset
+ * the previous sequence as its last. Returns the STATE as it was before the update: its logEndOffset
  * is the base offset this append received. A ConditionalCheckFailedException (nothing changed)
  * is thrown as it is; any other failure is an UnknownOutcomeError (unknown-outcome.ts: the SDK never
  * re-sends it), which append.ts resolves.
@@ -171,7 +171,7 @@ export interface AppendEntryRequest {
  */
 export async function appendEntry(ctx: SluiceContext, req: AppendEntryRequest): Promise<PartitionState> {
   const names: Record<string, string> = {
-    '#nextOffset': 'nextOffset',
+    '#logEndOffset': 'logEndOffset',
     '#tail': 'tail',
     '#bytes': 'bytes',
     '#segments': 'segments',
@@ -185,14 +185,14 @@ export async function appendEntry(ctx: SluiceContext, req: AppendEntryRequest): 
     ':maxTail': req.maxTailEntries,
   };
   let condition = 'attribute_exists(pk) AND size(#tail) < :maxTail AND NOT contains(#tail, :entry)';
-  let update = 'SET #nextOffset = #nextOffset + :count, #tail = list_append(#tail, :entryList), #bytes = #bytes + :bytes, #segments = #segments + :one';
+  let update = 'SET #logEndOffset = #logEndOffset + :count, #tail = list_append(#tail, :entryList), #bytes = #bytes + :bytes, #segments = #segments + :one';
   const producer = req.producer;
   if (producer) {
     Object.assign(names, { '#producers': 'producers', '#bases': 'producerBases', '#pid': String(producer.producerId), '#pEpoch': 'e' });
     values[':producer'] = storedProducerEntry(producer.entry);
     values[':pEpoch'] = producer.entry.producerEpoch;
-    // Copies nextOffset's value from before this update: the base offset the batch receives.
-    update += ', #producers.#pid = :producer, #bases.#pid = #nextOffset';
+    // Copies logEndOffset's value from before this update: the base offset the batch receives.
+    update += ', #producers.#pid = :producer, #bases.#pid = #logEndOffset';
     if (producer.entry.baseSequence === 0) {
       values[':maxProducers'] = producer.maxProducers;
       condition +=

@@ -21,9 +21,9 @@ export interface PartitionState {
   readonly topicId: string;
   readonly partition: number;
   /** Log end offset = high watermark: a record is visible only below it. */
-  readonly nextOffset: number;
+  readonly logEndOffset: number;
   readonly logStartOffset: number;
-  /** Offset of the first tail entry: tailBase + Σ tail counts = nextOffset. */
+  /** Offset of the first tail entry: tailBase + Σ tail counts = logEndOffset. */
   readonly tailBase: number;
   /** The newest manifest entries, oldest first, each encoded as lib/log/manifest-entry.ts describes. */
   readonly tail: readonly string[];
@@ -33,13 +33,13 @@ export interface PartitionState {
   readonly epoch: number;
   /** Lease expiry, ms since epoch. */
   readonly expiresAt: number;
-  /** Bytes appended below nextOffset and at/after logStartOffset (for describe). */
+  /** Bytes appended below logEndOffset and at/after logStartOffset (for describe). */
   readonly bytes: number;
   /** SEG items + tail entries (for describe). */
   readonly segments: number;
   /** Idempotent producers: the last batch each producer id appended (the key is the id as a string). */
   readonly producers: Readonly<Record<string, ProducerEntry>>;
-  /** The base offset each producer's last batch received (copied from nextOffset by its append). */
+  /** The base offset each producer's last batch received (copied from logEndOffset by its append). */
   readonly producerBases: Readonly<Record<string, number>>;
 }
 

@@ -63,7 +63,7 @@ describe('leaderless append', () => {
       [2 * TAIL_MAX_ENTRIES, TAIL_MAX_ENTRIES],
     ]);
     expect(state.tailBase).toBe(4 * TAIL_MAX_ENTRIES);
-    expect(state.nextOffset).toBe(2 * (TAIL_MAX_ENTRIES * 2 + 3));
+    expect(state.logEndOffset).toBe(2 * (TAIL_MAX_ENTRIES * 2 + 3));
     const values = await readValues(ctx, topic, 0);
     expect(values).toEqual(Array.from({ length: TAIL_MAX_ENTRIES * 2 + 3 }, (_, i) => [`r${i}-0`, `r${i}-1`]).flat());
   });

@@ -31,7 +31,7 @@ const batchOf = (offset: number, baseOffset: number) =>
 
 async function setLogEnd(ctx: SluiceContext, topic: TopicRef, end: number): Promise<void> {
   await ctx.ddb.send(
-    new UpdateCommand({ TableName: ctx.table, Key: stateKey(topic, 0), UpdateExpression: 'SET nextOffset = :n, tailBase = :n', ExpressionAttributeValues: { ':n': end } }),
+    new UpdateCommand({ TableName: ctx.table, Key: stateKey(topic, 0), UpdateExpression: 'SET logEndOffset = :n, tailBase = :n', ExpressionAttributeValues: { ':n': end } }),
   );
 }
 
@@ -117,7 +117,7 @@ describe('fetch cost', () => {
     for (const offset of [0, 201, 399]) {
       const cost = await fetchCost(ctx, t, offset);
       expect(cost.kinds, `offset ${offset}`).toEqual(IN_ITEM);
-      expect(cost.read.nextOffset).toBe(offset + 1); // one range per fetch: each range is its own batch
+      expect(cost.read.nextFetchOffset).toBe(offset + 1); // one range per fetch: each range is its own batch
     }
   });
 
@@ -130,7 +130,7 @@ describe('fetch cost', () => {
     for (const offset of [3, 150, 290]) {
       const cost = await fetchCost(ctx, t, offset);
       expect(cost.kinds, `offset ${offset}`).toEqual(IN_ITEM);
-      expect(cost.read.nextOffset).toBe(300);
+      expect(cost.read.nextFetchOffset).toBe(300);
     }
   });
 });

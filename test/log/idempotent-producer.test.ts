@@ -66,7 +66,7 @@ describe('idempotent producer', () => {
     expect(sdk.calls.filter(isStateRead)).toHaveLength(1);
     expect(await send(2, 1, 'b')).toEqual({ partition: 0, baseOffset: 3, count: 1 });
     expect(await readValues(ctx, topic)).toEqual(['a0', 'a1', 'plain0', 'b0']);
-    expect((await getPartitionState(ctx, topic, 0)).nextOffset).toBe(4);
+    expect((await getPartitionState(ctx, topic, 0)).logEndOffset).toBe(4);
   });
 
   it('refuses a gap, an older batch, an old epoch and an unknown producer, each with Kafka\'s error, changing nothing', async () => {
@@ -89,7 +89,7 @@ describe('idempotent producer', () => {
     expect(await send(0, 1, 'e1-', 1)).toEqual({ partition: 0, baseOffset: 6, count: 1 });
     expect(code(await send(6, 1))).toBe('INVALID_PRODUCER_EPOCH');
     expect(code(await send(0, 1))).toBe('INVALID_PRODUCER_EPOCH');
-    expect((await getPartitionState(ctx, topic, 0)).nextOffset).toBe(7);
+    expect((await getPartitionState(ctx, topic, 0)).logEndOffset).toBe(7);
     expect(await readValues(ctx, topic)).toEqual(['s0-0', 's0-1', 's2-0', 's2-1', 's4-0', 's4-1', 'e1-0']);
   });
 
@@ -161,7 +161,7 @@ describe('idempotent producer', () => {
     const newcomer = producing(ctx, topic, ids[MAX_PRODUCERS_PER_PARTITION]);
     const refused = await newcomer(0);
     expect(refused).toMatchObject({ error: { code: 'THROTTLING', retriable: true } });
-    expect((await getPartitionState(ctx, topic, 0)).nextOffset).toBe(MAX_PRODUCERS_PER_PARTITION);
+    expect((await getPartitionState(ctx, topic, 0)).logEndOffset).toBe(MAX_PRODUCERS_PER_PARTITION);
     // Known producers continue while the cap holds.
     expect(code(await producing(ctx, topic, ids[0])(1))).toBe('ok');
 

@@ -76,7 +76,7 @@ export async function expectConsistentPartition(
   const snapshot = await readPartitionSnapshot(ctx, topic, partition);
   const { state } = snapshot;
   const { records, highWatermark } = await readAll(ctx, topic, partition, state.logStartOffset);
-  expect(highWatermark).toBe(state.nextOffset);
+  expect(highWatermark).toBe(state.logEndOffset);
   expect(records.map((r) => r.offset)).toEqual(Array.from({ length: highWatermark - state.logStartOffset }, (_, i) => state.logStartOffset + i));
   for (const r of records) expect(r.value?.toString(), `offset ${r.offset}`).toBe(expected.get(r.offset));
   expect(state.logStartOffset).toBeLessThanOrEqual(state.tailBase);
@@ -86,7 +86,7 @@ export async function expectConsistentPartition(
   const chain = [...items, ...tail];
   if (chain.length > 0) expect(chain[0].baseOffset).toBeLessThanOrEqual(state.logStartOffset);
   chain.slice(1).forEach((item, i) => expect(item.baseOffset).toBe(chain[i].lastOffset + 1));
-  if (chain.length > 0) expect(chain[chain.length - 1].lastOffset).toBe(state.nextOffset - 1);
+  if (chain.length > 0) expect(chain[chain.length - 1].lastOffset).toBe(state.logEndOffset - 1);
   if (options.settled ?? true) {
     expect(leftovers).toEqual([]);
     expect(below.filter((i) => i.lastOffset < state.logStartOffset)).toEqual([]);

@@ -42,7 +42,7 @@ function item(base: number, last: number, size: number, createdAt: number, spill
 }
 
 function snapshotOf(items: SegmentItem[], tailBase: number, logStartOffset = 0): PartitionSnapshot {
-  const state = { tailBase, logStartOffset, nextOffset: tailBase, tail: [] } as unknown as PartitionState;
+  const state = { tailBase, logStartOffset, logEndOffset: tailBase, tail: [] } as unknown as PartitionState;
   return { topic: { name: 't', id: 'x' }, partition: 0, state, items };
 }
 

@@ -35,7 +35,7 @@ describe('a produce request across partitions', () => {
     expect(results.map((r) => ('error' in r ? r.error.code : r.baseOffset))).toEqual([0, 'THROTTLING', 0]);
     expect(results[1]).toMatchObject({ error: { retriable: true } });
     expect(sdk.calls.filter((c) => c.command === 'PutObject')).toHaveLength(1);
-    expect((await getPartitionState(ctx, t, 1)).nextOffset).toBe(0);
+    expect((await getPartitionState(ctx, t, 1)).logEndOffset).toBe(0);
 
     sdk.fault = () => undefined;
     expect(await appendToPartitions(ctx, t, request('b'))).toEqual([

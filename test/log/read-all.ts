@@ -1,5 +1,5 @@
 // Reads a partition from `offset` to its high watermark the way a consumer does: fetch after fetch
-// from each nextOffset (one fetch reads one manifest range, or two of the tail), checking offsets
+// from each nextFetchOffset (one fetch reads one manifest range, or two of the tail), checking offsets
 // are dense.
 import { expect } from 'vitest';
 import type { SluiceContext } from '../../lib/context.js';
@@ -21,9 +21,9 @@ export async function readAll(
     const read = await readRecords(ctx, topic, partition, { offset, maxBytes: 1 << 20 });
     read.records.forEach((r, i) => expect(r.offset).toBe(offset + i));
     records.push(...read.records);
-    if (read.nextOffset === read.highWatermark) return { records, highWatermark: read.highWatermark, fetches };
-    expect(read.nextOffset).toBeGreaterThan(offset);
-    offset = read.nextOffset;
+    if (read.nextFetchOffset === read.highWatermark) return { records, highWatermark: read.highWatermark, fetches };
+    expect(read.nextFetchOffset).toBeGreaterThan(offset);
+    offset = read.nextFetchOffset;
   }
 }
 

@@ -62,7 +62,7 @@ describe('append then read', () => {
     expect(mid.records.map((r) => r.offset)).toEqual([3, 4]);
   });
 
-  it('returns one whole batch even when it is larger than maxBytes, and continues from nextOffset', async () => {
+  it('returns one whole batch even when it is larger than maxBytes, and continues from nextFetchOffset', async () => {
     const ctx = await createTestContext();
     const t = await createTopic(ctx, 't', 2);
     const big = 'x'.repeat(3000);
@@ -70,15 +70,15 @@ describe('append then read', () => {
     await appendToPartitions(ctx, t, [{ partition: 0, records: [rec('small')] }]);
     const read = await readRecords(ctx, t, 0, { offset: 0, maxBytes: 10 });
     expect(read.records.map((r) => r.offset)).toEqual([0, 1]);
-    expect(read.nextOffset).toBe(2);
-    const rest = await readRecords(ctx, t, 0, { offset: read.nextOffset, maxBytes: 10 });
+    expect(read.nextFetchOffset).toBe(2);
+    const rest = await readRecords(ctx, t, 0, { offset: read.nextFetchOffset, maxBytes: 10 });
     expect(rest.records.map((r) => r.value?.toString())).toEqual(['small']);
-    expect(rest.nextOffset).toBe(3);
+    expect(rest.nextFetchOffset).toBe(3);
     // One fetch reads at most two tail ranges (three storage requests with the STATE read): with
     // room in maxBytes, the range after the one holding the offset comes along.
     const mid = await readRecords(ctx, t, 0, { offset: 1, maxBytes: 100_000 });
     expect(mid.records.map((r) => r.offset)).toEqual([1, 2]);
-    expect(mid.nextOffset).toBe(3);
+    expect(mid.nextFetchOffset).toBe(3);
   });
 
   it('rejects offsets outside [logStartOffset, highWatermark] with both in the details; the high watermark reads empty', async () => {
@@ -92,7 +92,7 @@ describe('append then read', () => {
     await expect(readRecords(ctx, t, 0, { offset: -1, maxBytes: 100 })).rejects.toMatchObject({ code: 'OFFSET_OUT_OF_RANGE' });
     expect(await readRecords(ctx, t, 0, { offset: 2, maxBytes: 100 })).toEqual({
       records: [],
-      nextOffset: 2,
+      nextFetchOffset: 2,
       highWatermark: 2,
       logStartOffset: 0,
     });

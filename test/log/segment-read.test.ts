@@ -39,7 +39,7 @@ async function getObject(ctx: SluiceContext, key: string): Promise<Buffer> {
 /**
  * A merged segment of `batches` batches of 2 records (~1 KB each) at offset 0, as a partition
  * leader's merge lays it out: .log with offsets and PARTITION_LEADER_EPOCH stamped, sparse .index,
- * one SEG item (manifest.ts) and STATE's tailBase/nextOffset past it.
+ * one SEG item (manifest.ts) and STATE's tailBase/logEndOffset past it.
  */
 async function writeMergedSegment(ctx: SluiceContext, topic: TopicRef, batches: number) {
   const encoded = Array.from({ length: batches }, (_, b) =>
@@ -75,8 +75,8 @@ async function writeMergedSegment(ctx: SluiceContext, topic: TopicRef, batches: 
     new UpdateCommand({
       TableName: ctx.table,
       Key: stateKey(topic, 0),
-      UpdateExpression: 'SET nextOffset = :n, tailBase = :n, #bytes = :b',
-      ConditionExpression: 'attribute_exists(pk) AND nextOffset = :zero',
+      UpdateExpression: 'SET logEndOffset = :n, tailBase = :n, #bytes = :b',
+      ConditionExpression: 'attribute_exists(pk) AND logEndOffset = :zero',
       ExpressionAttributeNames: { '#bytes': 'bytes' },
       ExpressionAttributeValues: { ':n': count, ':b': log.length, ':zero': 0 },
     }),
@@ -148,7 +148,7 @@ describe('fetch stamps offsets', () => {
     const key = segmentObjectKey(ctx.prefix, other, 0, 0, newSegmentId(1), '.log');
     await putObject(ctx, key, segment);
     await putSpillItem(ctx, other, 0, { baseOffset: 0, lastOffset: 0, count: 1, objectKey: key, position: 0, size: segment.length, minTimestamp: 5, maxTimestamp: 5, createdAt: 1, epoch: 1 });
-    await ctx.ddb.send(new UpdateCommand({ TableName: ctx.table, Key: stateKey(other, 0), UpdateExpression: 'SET nextOffset = :n, tailBase = :n', ExpressionAttributeValues: { ':n': 1 } }));
+    await ctx.ddb.send(new UpdateCommand({ TableName: ctx.table, Key: stateKey(other, 0), UpdateExpression: 'SET logEndOffset = :n, tailBase = :n', ExpressionAttributeValues: { ':n': 1 } }));
     expect((await readBatches(ctx, other, 0, { offset: 0, maxBytes: 1000 })).batches[0]).toEqual(fromIntake);
   });
 });
@@ -166,8 +166,8 @@ describe('reading merged segments', () => {
     expect(read.records[0].offset).toBe(31);
     expect(read.records[0].value!.subarray(0, 5).toString()).toBe('15-1|');
     // Whole batches only: the read ends on a batch boundary (an even offset).
-    expect(read.nextOffset % 2).toBe(0);
-    expect(read.records.map((r) => r.offset)).toEqual(Array.from({ length: read.nextOffset - 31 }, (_, i) => 31 + i));
+    expect(read.nextFetchOffset % 2).toBe(0);
+    expect(read.records.map((r) => r.offset)).toEqual(Array.from({ length: read.nextFetchOffset - 31 }, (_, i) => 31 + i));
     // Timestamps are found inside multi-batch segments too.
     expect(await listOffsets(ctx, t, 0, 7001)).toEqual({ offset: 15, timestamp: 7001 });
   });
@@ -178,7 +178,7 @@ describe('reading merged segments', () => {
     await writeMergedSegment(ctx, t, 20);
     const read = await readRecords(ctx, t, 0, { offset: 25, maxBytes: 1 });
     expect(read.records.map((r) => r.offset)).toEqual([25]);
-    expect(read.nextOffset).toBe(26);
+    expect(read.nextFetchOffset).toBe(26);
   });
 });
 

@@ -53,7 +53,7 @@ describe('throttling', () => {
       // The SDK tried as often as it may (3 attempts), then gave up; a failed PutObject stops the append before any commit.
       expect(sdk.calls.filter(fault.match)).toHaveLength(3);
       expect(sdk.calls.filter(isCommit)).toHaveLength(fault.match === isCommit ? 3 : 0);
-      expect((await getPartitionState(ctx, t, 0)).nextOffset).toBe(1);
+      expect((await getPartitionState(ctx, t, 0)).logEndOffset).toBe(1);
     }
     sdk.fault = () => undefined;
     expect(await appendToPartitions(ctx, t, [{ partition: 0, records: records('b') }])).toEqual([{ partition: 0, baseOffset: 1, count: 1 }]);
@@ -77,7 +77,7 @@ describe('throttling', () => {
     // Still throttled: the next append meets the full tail, cannot spill, fails retriably, changes nothing.
     const [refused] = await appendToPartitions(ctx, t, [{ partition: 0, records: records('never') }]);
     expect(refused).toMatchObject({ partition: 0, error: { code: 'THROTTLING', retriable: true } });
-    expect((await getPartitionState(ctx, t, 0)).nextOffset).toBe(TAIL_MAX_ENTRIES);
+    expect((await getPartitionState(ctx, t, 0)).logEndOffset).toBe(TAIL_MAX_ENTRIES);
     // Throttling over: spill (put, remove), then the commit.
     sdk.fault = () => undefined;
     sdk.calls.length = 0;

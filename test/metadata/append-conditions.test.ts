@@ -22,7 +22,7 @@ const topic: TopicRef = { name: 't', id: 'TOPICID' };
 const stateItem = (over: Partial<PartitionState> = {}) => ({
   pk: 'PART#t#TOPICID#0',
   sk: 'STATE',
-  nextOffset: 7,
+  logEndOffset: 7,
   logStartOffset: 0,
   tailBase: 0,
   tail: [],
@@ -46,18 +46,18 @@ const ENTRY = '2,0,100,1000,0,0,iabcdef0123456789';
 const producerEntry = (baseSequence: number) => ({ producerEpoch: 3, baseSequence, lastSequence: baseSequence + 1, count: 2, lastUpdated: 1000 });
 
 describe('appendEntry sends one conditional UpdateItem', () => {
-  it('plain batch: item exists (its key carries the topic id), tail room and entry-not-yet-listed; nextOffset += count and list_append; returns the old STATE', async () => {
+  it('plain batch: item exists (its key carries the topic id), tail room and entry-not-yet-listed; logEndOffset += count and list_append; returns the old STATE', async () => {
     const { ctx, mock } = mockedContext();
     mock.on(UpdateCommand).resolves({ Attributes: stateItem() });
     const before = await appendEntry(ctx, { topic, partition: 0, entry: ENTRY, count: 2, bytes: 100, maxTailEntries: 8 });
-    expect(before.nextOffset).toBe(7);
+    expect(before.logEndOffset).toBe(7);
     const calls = mock.commandCalls(UpdateCommand);
     expect(calls).toHaveLength(1);
     const input = calls[0].args[0].input;
     expect(input.Key).toEqual({ pk: 'PART#t#TOPICID#0', sk: 'STATE' });
     expect(input.ConditionExpression).toBe('attribute_exists(pk) AND size(#tail) < :maxTail AND NOT contains(#tail, :entry)');
     expect(input.UpdateExpression).toBe(
-      'SET #nextOffset = #nextOffset + :count, #tail = list_append(#tail, :entryList), #bytes = #bytes + :bytes, #segments = #segments + :one',
+      'SET #logEndOffset = #logEndOffset + :count, #tail = list_append(#tail, :entryList), #bytes = #bytes + :bytes, #segments = #segments + :one',
     );
     expect(input.ExpressionAttributeValues).toMatchObject({ ':count': 2, ':entryList': [ENTRY], ':entry': ENTRY, ':maxTail': 8 });
     expect(input.ReturnValues).toBe('ALL_OLD');
@@ -81,8 +81,8 @@ describe('appendEntry sends one conditional UpdateItem', () => {
       'attribute_exists(pk) AND size(#tail) < :maxTail AND NOT contains(#tail, :entry)' +
         ' AND ((attribute_not_exists(#producers.#pid) AND size(#producers) < :maxProducers) OR #producers.#pid.#pEpoch < :pEpoch)',
     );
-    expect(input.UpdateExpression).toMatch(/, #producers\.#pid = :producer, #bases\.#pid = #nextOffset$/);
-    expect(input.UpdateExpression).toContain('SET #nextOffset = #nextOffset + :count');
+    expect(input.UpdateExpression).toMatch(/, #producers\.#pid = :producer, #bases\.#pid = #logEndOffset$/);
+    expect(input.UpdateExpression).toContain('SET #logEndOffset = #logEndOffset + :count');
     expect(input.ExpressionAttributeNames).toMatchObject({ '#producers': 'producers', '#bases': 'producerBases', '#pid': '42', '#pEpoch': 'e' });
     // Stored with one-letter names (partition-state.ts StoredProducerEntry).
     expect(input.ExpressionAttributeValues).toMatchObject({ ':producer': { e: 3, s: 0, l: 1, n: 2, t: 1000 }, ':pEpoch': 3, ':maxProducers': 8 });
@@ -107,7 +107,7 @@ describe('appendEntry sends one conditional UpdateItem', () => {
     );
     expect(input.ExpressionAttributeValues).toMatchObject({ ':pEpoch': 3, ':prevSeq': 4 });
     expect(input.ExpressionAttributeValues).not.toHaveProperty(':maxProducers');
-    expect(input.UpdateExpression).toContain('#producers.#pid = :producer, #bases.#pid = #nextOffset');
+    expect(input.UpdateExpression).toContain('#producers.#pid = :producer, #bases.#pid = #logEndOffset');
   });
 
   it('a refused condition reaches the caller as ConditionalCheckFailedException, not as an unknown outcome', async () => {
@@ -158,7 +158,7 @@ describe('the spill', () => {
       Item: { pk: 'PART#t#TOPICID#0', sk: 'SEG#00000000000000000004', baseOffset: 4, lastOffset: 4, count: 1, objectKey: 'obj-a', position: 0, size: 10, minTimestamp: 1000, maxTimestamp: 1000, createdAt: 1, epoch: 0, entries: tail.slice(0, 1) },
     });
     mock.on(UpdateCommand).resolves({});
-    const state = { ...stateItem({ tailBase: 4, nextOffset: 7, tail }) } as unknown as PartitionState;
+    const state = { ...stateItem({ tailBase: 4, logEndOffset: 7, tail }) } as unknown as PartitionState;
     expect(await spillTail(ctx, topic, state)).toBe(true);
     expect(mock.commandCalls(GetCommand)[0].args[0].input).toMatchObject({ ConsistentRead: true, Key: { sk: 'SEG#00000000000000000004' } });
     const removes = mock.commandCalls(UpdateCommand).map((c) => c.args[0].input).filter((i) => String(i.UpdateExpression).startsWith('REMOVE #tail['));

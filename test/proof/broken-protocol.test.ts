@@ -7,7 +7,7 @@
 //                                remove while another spiller adopted its item, removes entries
 //                                nobody spilled when it meets a full tail (one whose filler died
 //                                before spilling it) and moves tailBase: acknowledged records are lost.
-//   base from a stale read       appendEntry answers the nextOffset of a read made before the
+//   base from a stale read       appendEntry answers the logEndOffset of a read made before the
 //                                update, not the one the update replaced: two racing (or a paused
 //                                and a running) writers are acknowledged at the same offset.
 import fc from 'fast-check';
@@ -38,7 +38,7 @@ vi.mock('../../lib/metadata/partition-state.js', async (importOriginal) => {
     if (broken.mode !== 'staleBase') return actual.appendEntry(ctx, req);
     const seen = await actual.getPartitionState(ctx, req.topic, req.partition);
     const before = await actual.appendEntry(ctx, req);
-    return { ...before, nextOffset: seen.nextOffset };
+    return { ...before, logEndOffset: seen.logEndOffset };
   };
   return { ...actual, removeSpilledEntries, appendEntry };
 });

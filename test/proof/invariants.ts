@@ -1,13 +1,13 @@
 // The guarantees of RELIABILITY.md as one checker every proof test shares. A test keeps a Ledger of the
 // batches it tried to append (values unique per batch, see processes.ts) with what each attempt
 // was told, then asks the checker to compare the stored log with it:
-//   - STATE is consistent: logStartOffset <= tailBase, tailBase + the tail's counts = nextOffset,
+//   - STATE is consistent: logStartOffset <= tailBase, tailBase + the tail's counts = logEndOffset,
 //     the tail holds at most TAIL_MAX_ENTRIES entries;
 //   - the manifest (SEG items below tailBase, each standing for its spilled entries from its base or
-//     for a merged segment, then STATE's tail from tailBase) tiles [logStartOffset, nextOffset)
+//     for a merged segment, then STATE's tail from tailBase) tiles [logStartOffset, logEndOffset)
 //     without gap or overlap; an item at or above tailBase is a pending spill: at tailBase, listing
 //     a prefix of the tail;
-//   - the visible log is dense: offsets logStartOffset, +1, ... up to highWatermark = STATE.nextOffset;
+//   - the visible log is dense: offsets logStartOffset, +1, ... up to highWatermark = STATE.logEndOffset;
 //   - every acknowledged record is at its acknowledged offset (unless retention removed it);
 //   - no value appears twice (a retried idempotent batch is never duplicated);
 //   - a batch that was NOT acknowledged is visible only if its outcome was ambiguous (timeout,
@@ -96,16 +96,16 @@ export interface LogCheck {
 
 /**
  * STATE and the manifest alone (no object is read): STATE's offsets agree with its tail, and the
- * SEG items below tailBase and then the tail tile [logStartOffset, nextOffset). Cheap enough to run
+ * SEG items below tailBase and then the tail tile [logStartOffset, logEndOffset). Cheap enough to run
  * after every step of a model test. Returns the STATE it checked.
  */
 export async function checkManifest(ctx: SluiceContext, topic: TopicRef, partition: number, label: string = topic.name): Promise<PartitionState> {
   const state = await getPartitionState(ctx, topic, partition);
   const where = `${label} p${partition}`;
-  const { logStartOffset, tailBase, nextOffset, tail } = state;
+  const { logStartOffset, tailBase, logEndOffset, tail } = state;
   expect(state.topicId, `${where}: STATE of topic id ${topic.id}`).toBe(topic.id);
   expect(logStartOffset, `${where}: logStartOffset ${logStartOffset} <= tailBase ${tailBase}`).toBeLessThanOrEqual(tailBase);
-  expect(tailBase + entriesCount(tail), `${where}: tailBase ${tailBase} + the tail's ${tail.length} entries = nextOffset`).toBe(nextOffset);
+  expect(tailBase + entriesCount(tail), `${where}: tailBase ${tailBase} + the tail's ${tail.length} entries = logEndOffset`).toBe(logEndOffset);
   expect(tail.length, `${where}: the tail holds at most ${TAIL_MAX_ENTRIES} entries`).toBeLessThanOrEqual(TAIL_MAX_ENTRIES);
 
   // Below tailBase: the SEG items' ranges (spilled entries from each item's base, or a merged
@@ -140,7 +140,7 @@ export async function checkManifest(ctx: SluiceContext, topic: TopicRef, partiti
   expect(next, `${where}: SEG items cover [${logStartOffset}, tailBase ${tailBase}) (next uncovered ${next})`).toBe(tailBase);
   // The tail: its entries from tailBase, one after another (decodeEntries checks each entry).
   const ranges = decodeEntries(ctx, tailBase, tail);
-  expect((ranges.at(-1)?.lastOffset ?? tailBase - 1) + 1, `${where}: the tail ends at nextOffset`).toBe(nextOffset);
+  expect((ranges.at(-1)?.lastOffset ?? tailBase - 1) + 1, `${where}: the tail ends at logEndOffset`).toBe(logEndOffset);
   return state;
 }
 
@@ -154,7 +154,7 @@ export async function checkLogInvariants(ctx: SluiceContext, topic: TopicRef, pa
     throw new Error(`${where}: the log is unreadable (acknowledged records lost?): ${String(e)}`, { cause: e });
   }
   const { records, logStartOffset, highWatermark } = log;
-  expect(state.nextOffset, `${where}: STATE.nextOffset = high watermark`).toBe(highWatermark);
+  expect(state.logEndOffset, `${where}: STATE.logEndOffset = high watermark`).toBe(highWatermark);
   expect(logStartOffset, `${where}: logStartOffset <= highWatermark`).toBeLessThanOrEqual(highWatermark);
 
   // Dense and unique offsets.

@@ -101,7 +101,7 @@ export async function readLog(
   const records: LogRecord[] = [];
   for (;;) {
     for (const r of read.records) records.push({ offset: r.offset, value: r.value === null ? '<null>' : r.value.toString() });
-    if (read.nextOffset >= read.highWatermark) return { records, logStartOffset, highWatermark: read.highWatermark };
-    read = await readRecords(ctx, topic, partition, { offset: read.nextOffset, maxBytes });
+    if (read.nextFetchOffset >= read.highWatermark) return { records, logStartOffset, highWatermark: read.highWatermark };
+    read = await readRecords(ctx, topic, partition, { offset: read.nextFetchOffset, maxBytes });
   }
 }

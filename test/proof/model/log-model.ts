@@ -286,14 +286,14 @@ export async function runLogCase(harness: LogHarness, ops: readonly LogOp[]): Pr
   const resolve = async (partition: number, label: string) => {
     const log = model[partition];
     const state = await checkManifest(shared, topic, partition, label);
-    expect(state.nextOffset, `${label}: log end never moves back (model ${log.length})`).toBeGreaterThanOrEqual(log.length);
+    expect(state.logEndOffset, `${label}: log end never moves back (model ${log.length})`).toBeGreaterThanOrEqual(log.length);
     let offset = log.length;
-    while (offset < state.nextOffset) {
+    while (offset < state.logEndOffset) {
       const read = await readRecords(shared, topic, partition, { offset, maxBytes: 1 << 20 });
       expect(read.records.length, `${label}: a read at ${offset} below the high watermark returns records`).toBeGreaterThan(0);
       read.records.forEach((r, i) => expect(r.offset, `${label}: dense offsets`).toBe(offset + i));
       for (const r of read.records) log.push(r.value!.toString());
-      offset = read.nextOffset;
+      offset = read.nextFetchOffset;
     }
     const known = new Set<string>();
     // Every new record belongs to an attempt acknowledged at that offset or an ambiguous one, whole.
@@ -337,7 +337,7 @@ export async function runLogCase(harness: LogHarness, ops: readonly LogOp[]): Pr
         const offset = Math.floor((op.at / 100) * log.length);
         const read = await readRecords(writers[op.w].ctx, topic, op.p, { offset, maxBytes: op.maxBytes });
         expect(read.highWatermark, label).toBe(log.length);
-        expect(read.records.map((r) => r.value!.toString()), label).toEqual(log.slice(offset, read.nextOffset));
+        expect(read.records.map((r) => r.value!.toString()), label).toEqual(log.slice(offset, read.nextFetchOffset));
         read.records.forEach((r, i) => expect(r.offset, label).toBe(offset + i));
         if (offset < log.length) expect(read.records.length, `${label}: at least one record`).toBeGreaterThan(0);
         break;
