@@ -20,7 +20,7 @@ import type { SluiceContext } from '../context.js';
 import { isConditionalCheckFailed, toSluiceError } from '../metadata/aws-errors.js';
 import { segmentItemsDownFrom } from '../metadata/manifest.js';
 import { appendEntry, readPartitionState, removeIdleProducers } from '../metadata/partition-state.js';
-import type { PartitionState, ProducerEntry, TopicRef } from '../metadata/types.js';
+import type { ManifestEntry, PartitionState, ProducerEntry, TopicRef } from '../metadata/types.js';
 import { UnknownOutcomeError } from '../metadata/unknown-outcome.js';
 import { type CompressionType, type RecordInput, encodeRecordBatch, readBatchHeader } from '../records/index.js';
 import { encodeEntry, entriesCount } from './manifest-entry.js';
@@ -147,7 +147,7 @@ async function writeAndCommit(ctx: SluiceContext, topic: TopicRef, writes: reado
   const objectKey = intakeObjectKey(ctx.prefix, createdAt);
   // A lone batch IS the body (a 1 MiB produce to one partition copies nothing).
   const body = writes.length === 1 ? writes[0].batch : Buffer.concat(writes.map((w) => w.batch));
-  const entries: string[] = [];
+  const entries: ManifestEntry[] = [];
   let position = 0;
   for (const w of writes) {
     entries.push(
@@ -182,7 +182,7 @@ async function writeAndCommit(ctx: SluiceContext, topic: TopicRef, writes: reado
 }
 
 /** Step 2 for one partition, with the decisions a refused or unknown outcome needs. */
-async function commit(ctx: SluiceContext, topic: TopicRef, w: PartitionWrite, entry: string, startedAt: number): Promise<PartitionAppendResult> {
+async function commit(ctx: SluiceContext, topic: TopicRef, w: PartitionWrite, entry: ManifestEntry, startedAt: number): Promise<PartitionAppendResult> {
   const { partition, producer } = w.append;
   const producerEntry: ProducerEntry | undefined = producer && {
     producerEpoch: producer.producerEpoch,
@@ -280,7 +280,7 @@ async function resolveUnknownOutcome(
   ctx: SluiceContext,
   topic: TopicRef,
   w: PartitionWrite,
-  entry: string,
+  entry: ManifestEntry,
   startedAt: number,
   error: UnknownOutcomeError,
 ): Promise<PartitionAppendResult> {

@@ -1,6 +1,6 @@
 // Decoding batches read from a segment object, with the checks a reader owes its callers: the
 // CRC-32C of every batch (a corrupt batch is CORRUPT_MESSAGE, never data) and that each batch's
-// offsets lie inside the manifest item it was read for.
+// offsets lie inside the manifest range it was read for.
 import { SluiceError } from '../errors.js';
 import { MAX_MESSAGE_BYTES_LIMIT } from '../metadata/topics.js';
 import type { ManifestRange } from '../metadata/types.js';
@@ -26,48 +26,48 @@ export function batchSizeAt(buf: Buffer, position: number): number | undefined {
  */
 const MAX_DECOMPRESSED_BATCH_BYTES = MAX_MESSAGE_BYTES_LIMIT;
 
-export function decodeBatchOf(item: ManifestRange, buf: Buffer, position: number): DecodedBatch {
-  const batch = asCorrupt(item, () => decodeRecordBatch(buf, position, { maxDecompressedBytes: MAX_DECOMPRESSED_BATCH_BYTES }));
-  checkInsideItem(item, batch.header);
+export function decodeBatchOf(range: ManifestRange, buf: Buffer, position: number): DecodedBatch {
+  const batch = asCorrupt(range, () => decodeRecordBatch(buf, position, { maxDecompressedBytes: MAX_DECOMPRESSED_BATCH_BYTES }));
+  checkInsideRange(range, batch.header);
   return batch;
 }
 
-/** The header of the batch at `position` (its CRC is not checked), inside the item's offsets. */
-export function batchHeaderOf(item: ManifestRange, buf: Buffer, position: number): RecordBatchHeader {
-  const header = asCorrupt(item, () => readBatchHeader(buf, position));
-  checkInsideItem(item, header);
+/** The header of the batch at `position` (its CRC is not checked), inside the range's offsets. */
+export function batchHeaderOf(range: ManifestRange, buf: Buffer, position: number): RecordBatchHeader {
+  const header = asCorrupt(range, () => readBatchHeader(buf, position));
+  checkInsideRange(range, header);
   return header;
 }
 
-function asCorrupt<T>(item: ManifestRange, read: () => T): T {
+function asCorrupt<T>(range: ManifestRange, read: () => T): T {
   try {
     return read();
   } catch (e) {
     if (e instanceof CorruptRecordError || e instanceof DecompressedSizeError || e instanceof RangeError) {
-      throw new SluiceError('CORRUPT_MESSAGE', `segment ${item.objectKey}: ${e.message}`, { objectKey: item.objectKey });
+      throw new SluiceError('CORRUPT_MESSAGE', `segment ${range.objectKey}: ${e.message}`, { objectKey: range.objectKey });
     }
     throw e;
   }
 }
 
-function checkInsideItem(item: ManifestRange, { baseOffset, lastOffset }: RecordBatchHeader): void {
-  if (baseOffset < item.baseOffset || lastOffset > item.lastOffset) {
+function checkInsideRange(range: ManifestRange, { baseOffset, lastOffset }: RecordBatchHeader): void {
+  if (baseOffset < range.baseOffset || lastOffset > range.lastOffset) {
     throw new SluiceError(
       'CORRUPT_MESSAGE',
-      `segment ${item.objectKey}: batch [${baseOffset}, ${lastOffset}] lies outside its manifest item [${item.baseOffset}, ${item.lastOffset}]`,
-      { objectKey: item.objectKey },
+      `segment ${range.objectKey}: batch [${baseOffset}, ${lastOffset}] lies outside its manifest range [${range.baseOffset}, ${range.lastOffset}]`,
+      { objectKey: range.objectKey },
     );
   }
 }
 
-/** Every complete batch of `buf` (read at the item's byte `start`), and where the complete part ends. */
-export function decodeCompleteBatches(item: ManifestRange, buf: Buffer): { batches: DecodedBatch[]; end: number } {
+/** Every complete batch of `buf` (read from the range), and where the complete part ends. */
+export function decodeCompleteBatches(range: ManifestRange, buf: Buffer): { batches: DecodedBatch[]; end: number } {
   const batches: DecodedBatch[] = [];
   let position = 0;
   for (;;) {
     const size = batchSizeAt(buf, position);
     if (size === undefined || position + size > buf.length) return { batches, end: position };
-    batches.push(decodeBatchOf(item, buf, position));
+    batches.push(decodeBatchOf(range, buf, position));
     position += size;
   }
 }

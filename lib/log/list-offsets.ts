@@ -9,7 +9,7 @@ import { toSluiceError } from '../metadata/aws-errors.js';
 import { firstSegmentItemWithMaxTimestampAtLeast, floorSegmentItem } from '../metadata/manifest.js';
 import { getPartitionState } from '../metadata/partition-state.js';
 import type { ManifestRange, PartitionState, TopicRef } from '../metadata/types.js';
-import { offsetForTimeInItem } from './offset-for-time.js';
+import { offsetForTimeInRange } from './offset-for-time.js';
 import { StaleViewError } from './segment-fetch.js';
 import { decodeEntries, rangesOf } from './manifest-entry.js';
 
@@ -58,7 +58,7 @@ async function offsetForTimestamp(
     for (const range of ranges) {
       if (range.maxTimestamp < timestamp || range.lastOffset < logStartOffset || range.baseOffset >= highWatermark) continue;
       // Compacted segments carry a .timeindex: the lookup reads from the batch it points to.
-      const hit = await offsetForTimeInItem(ctx, range, timestamp, logStartOffset, highWatermark);
+      const hit = await offsetForTimeInRange(ctx, range, timestamp, logStartOffset, highWatermark);
       if (hit) return hit;
     }
     return undefined;

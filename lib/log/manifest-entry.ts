@@ -10,7 +10,7 @@
 // (segment-name.ts), or `k<object key>` for any other key. An entry is unique: its object key is
 // unique to one request, which is how an append whose reply was lost finds out that it landed.
 import type { SluiceContext } from '../context.js';
-import type { ManifestRange, SegmentItem } from '../metadata/types.js';
+import type { ManifestEntry, ManifestRange, MergedSegmentItem, SegmentItem } from '../metadata/types.js';
 import { intakeObjectKey, parseIntakeObjectKey } from './segment-name.js';
 
 /** One partition's run in an object, before it has offsets. */
@@ -24,7 +24,8 @@ export interface EntryInput {
   readonly createdAt: number;
 }
 
-export function encodeEntry(ctx: SluiceContext, entry: EntryInput): string {
+/** The only maker of a ManifestEntry. */
+export function encodeEntry(ctx: SluiceContext, entry: EntryInput): ManifestEntry {
   const { count, position, size, createdAt, minTimestamp, maxTimestamp, objectKey } = entry;
   for (const n of [count, position, size, createdAt]) {
     if (!Number.isSafeInteger(n) || n < 0) throw new RangeError(`bad manifest entry field ${n}`);
@@ -32,22 +33,22 @@ export function encodeEntry(ctx: SluiceContext, entry: EntryInput): string {
   if (count < 1) throw new RangeError('a manifest entry holds at least one record');
   const intake = parseIntakeObjectKey(ctx.prefix, objectKey);
   const ref = intake && intake.ms === createdAt ? `i${intake.id}` : `k${objectKey}`;
-  return `${count},${position},${size},${createdAt},${createdAt - minTimestamp},${maxTimestamp - createdAt},${ref}`;
+  return `${count},${position},${size},${createdAt},${createdAt - minTimestamp},${maxTimestamp - createdAt},${ref}` as ManifestEntry;
 }
 
 /** The entry's record count, without decoding the rest. */
-export function entryCount(entry: string): number {
+export function entryCount(entry: ManifestEntry): number {
   return Number(entry.slice(0, entry.indexOf(',')));
 }
 
 /** Records the entries hold together. */
-export function entriesCount(entries: readonly string[]): number {
+export function entriesCount(entries: readonly ManifestEntry[]): number {
   let n = 0;
   for (const e of entries) n += entryCount(e);
   return n;
 }
 
-export function decodeEntry(ctx: SluiceContext, baseOffset: number, entry: string): ManifestRange {
+export function decodeEntry(ctx: SluiceContext, baseOffset: number, entry: ManifestEntry): ManifestRange {
   const fields = entry.split(',', 6);
   const ref = entry.slice(fields.reduce((n, f) => n + f.length + 1, 0));
   const [count, position, size, createdAt, minDelta, maxDelta] = fields.map(Number);
@@ -80,7 +81,7 @@ export function decodeEntry(ctx: SluiceContext, baseOffset: number, entry: strin
 }
 
 /** The entries as ranges, the first at `baseOffset`, each after the one before. */
-export function decodeEntries(ctx: SluiceContext, baseOffset: number, entries: readonly string[]): ManifestRange[] {
+export function decodeEntries(ctx: SluiceContext, baseOffset: number, entries: readonly ManifestEntry[]): ManifestRange[] {
   const ranges: ManifestRange[] = [];
   let base = baseOffset;
   for (const e of entries) {
@@ -96,7 +97,13 @@ export function rangeHolding<R extends ManifestRange>(ranges: readonly R[], offs
   return ranges.find((r) => r.baseOffset <= offset && offset <= r.lastOffset);
 }
 
-/** The ranges a SEG item stands for: its spilled entries, or itself (a merged segment). */
+/** The ranges a SEG item stands for: its spilled entries, or the merged segment's one range. */
 export function rangesOf(ctx: SluiceContext, item: SegmentItem): ManifestRange[] {
-  return item.entries ? decodeEntries(ctx, item.baseOffset, item.entries) : [item];
+  return item.entries ? decodeEntries(ctx, item.baseOffset, item.entries) : [segmentRange(item)];
+}
+
+/** A merged segment's bytes as a range: its own object, its batches stamped already. */
+export function segmentRange(item: MergedSegmentItem): ManifestRange {
+  const { baseOffset, lastOffset, count, objectKey, position, size, indexKey, timeIndexKey, minTimestamp, maxTimestamp, createdAt } = item;
+  return { baseOffset, lastOffset, count, objectKey, position, size, indexKey, timeIndexKey, minTimestamp, maxTimestamp, createdAt, intake: false };
 }

@@ -41,7 +41,7 @@ import { SluiceError } from '../errors.js';
 import type { SluiceContext } from '../context.js';
 import { replaceSegmentItem } from '../metadata/manifest.js';
 import type { PartitionLease } from '../metadata/partition-state.js';
-import type { ManifestRange, SegmentItem, TopicRef } from '../metadata/types.js';
+import type { ManifestRange, MergedSegmentItem, SegmentItem, TopicRef } from '../metadata/types.js';
 import { crc32c, readBatchHeader } from '../records/index.js';
 import { stampRange } from './batch-stamp.js';
 import { batchSizeAt } from './decode-segment.js';
@@ -304,7 +304,7 @@ async function swapIn(
   const { log, index, timeIndex } = buildMergedSegment(ranges, buffers, config.indexIntervalBytes);
   const id = newSegmentId(epoch);
   const key = (suffix: '.log' | '.index' | '.timeindex') => segmentObjectKey(ctx.prefix, topic, partition, first.baseOffset, id, suffix);
-  const merged: SegmentItem = {
+  const merged: MergedSegmentItem = {
     baseOffset: first.baseOffset,
     lastOffset: last.lastOffset,
     count: last.lastOffset - first.baseOffset + 1,

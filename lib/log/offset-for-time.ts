@@ -1,4 +1,4 @@
-// Kafka's offsetsForTimes inside one manifest item: the first record at or after `timestamp`
+// Kafka's offsetsForTimes inside one manifest range: the first record at or after `timestamp`
 // (and inside [logStartOffset, highWatermark)). With a `.timeindex` (compacted segments) the read
 // starts at the batch the time index points to, found through the `.index` (time-index.ts
 // explains why nothing before it can qualify), and proceeds in bounded windows, so a lookup in a
@@ -16,19 +16,19 @@ import type { DecodedBatch } from '../records/index.js';
 /** Bytes read per GET while scanning for the timestamp. */
 const WINDOW_BYTES = 256 * 1024;
 
-export async function offsetForTimeInItem(
+export async function offsetForTimeInRange(
   ctx: SluiceContext,
-  item: ManifestRange,
+  range: ManifestRange,
   timestamp: number,
   logStartOffset: number,
   highWatermark: number,
 ): Promise<{ offset: number; timestamp: number } | undefined> {
-  let at = item.position;
-  if (item.timeIndexKey && item.indexKey) {
-    const entry = lookupTimeIndex(item.baseOffset, await getOffsetIndexObject(ctx, item.timeIndexKey), timestamp);
-    if (entry.timestamp >= 0) at += lookupOffsetIndex(item.baseOffset, await getOffsetIndexObject(ctx, item.indexKey), entry.offset).position;
+  let at = range.position;
+  if (range.timeIndexKey && range.indexKey) {
+    const entry = lookupTimeIndex(range.baseOffset, await getOffsetIndexObject(ctx, range.timeIndexKey), timestamp);
+    if (entry.timestamp >= 0) at += lookupOffsetIndex(range.baseOffset, await getOffsetIndexObject(ctx, range.indexKey), entry.offset).position;
   }
-  const end = item.position + item.size;
+  const end = range.position + range.size;
   const match = (batches: readonly DecodedBatch[]) => {
     for (const { header, records } of batches) {
       if (header.maxTimestamp < timestamp) continue;
@@ -37,14 +37,14 @@ export async function offsetForTimeInItem(
     }
     return undefined;
   };
-  if (item.intake) {
-    const whole = await getObjectRange(ctx, { objectKey: item.objectKey, start: item.position, end });
-    stampRange(item, whole);
-    return match(decodeCompleteBatches(item, whole).batches);
+  if (range.intake) {
+    const whole = await getObjectRange(ctx, { objectKey: range.objectKey, start: range.position, end });
+    stampRange(range, whole);
+    return match(decodeCompleteBatches(range, whole).batches);
   }
   while (at < end) {
-    const buf = await getObjectRange(ctx, { objectKey: item.objectKey, start: at, end: Math.min(end, at + WINDOW_BYTES) });
-    const { batches, end: used } = decodeCompleteBatches(item, buf);
+    const buf = await getObjectRange(ctx, { objectKey: range.objectKey, start: at, end: Math.min(end, at + WINDOW_BYTES) });
+    const { batches, end: used } = decodeCompleteBatches(range, buf);
     const hit = match(batches);
     if (hit) return hit;
     if (used > 0) {
@@ -53,8 +53,8 @@ export async function offsetForTimeInItem(
     }
     // One batch larger than the window: read it whole.
     const size = batchSizeAt(buf, 0) ?? end - at;
-    const whole = await getObjectRange(ctx, { objectKey: item.objectKey, start: at, end: Math.min(end, at + size) });
-    const found = match([decodeBatchOf(item, whole, 0)]);
+    const whole = await getObjectRange(ctx, { objectKey: range.objectKey, start: at, end: Math.min(end, at + size) });
+    const found = match([decodeBatchOf(range, whole, 0)]);
     if (found) return found;
     at += size;
   }

@@ -8,7 +8,7 @@
 // own bytes are counted. So a segment holding a single batch has no entries, and Sluice writes an
 // index object only when it has entries (an append of one batch saves the PUT).
 //
-// Positions are relative to the segment item's `position` in its object (see SegmentItem).
+// Positions are relative to the merged segment's `position` in its object (see ManifestRange).
 
 export const OFFSET_INDEX_ENTRY_SIZE = 8;
 /** Kafka's `index.interval.bytes` default. */

@@ -91,11 +91,11 @@ export async function readBatches(ctx: SluiceContext, topic: TopicRef, partition
 
 /**
  * What a fetch keeps of the batches it reads, in offset order: `add` takes the complete batches of
- * `buf` (read for `item`), `end` where the complete part ends; `found` once a batch reaches the offset.
+ * `buf` (read for `range`), `end` where the complete part ends; `found` once a batch reaches the offset.
  */
 interface Collector<T> {
   readonly found: boolean;
-  add(item: ManifestRange, buf: Buffer, highWatermark: number): number;
+  add(range: ManifestRange, buf: Buffer, highWatermark: number): number;
   result(): T & { nextFetchOffset: number };
   empty(offset: number): T & { nextFetchOffset: number };
 }
@@ -107,8 +107,8 @@ function decodeCollector(offset: number): Collector<{ records: DecodedRecord[] }
     get found() {
       return lastOffset >= offset;
     },
-    add(item, buf, highWatermark) {
-      const { batches, end } = decodeCompleteBatches(item, buf);
+    add(range, buf, highWatermark) {
+      const { batches, end } = decodeCompleteBatches(range, buf);
       for (const { header, records: batchRecords } of batches) {
         if (header.lastOffset < offset) continue;
         for (const r of batchRecords) if (r.offset >= offset && r.offset < highWatermark) records.push(r);
@@ -128,13 +128,13 @@ function rawCollector(offset: number): Collector<{ batches: Buffer[] }> {
     get found() {
       return lastOffset >= offset;
     },
-    add(item, buf, highWatermark) {
+    add(range, buf, highWatermark) {
       let position = 0;
       for (;;) {
         const size = batchSizeAt(buf, position);
         if (size === undefined || position + size > buf.length) return position;
-        const header = batchHeaderOf(item, buf, position);
-        // A committed item lies wholly below the high watermark; stop short of anything that does not.
+        const header = batchHeaderOf(range, buf, position);
+        // A committed range lies wholly below the high watermark; stop short of anything that does not.
         if (header.lastOffset >= highWatermark) return position;
         if (header.lastOffset >= offset) {
           batches.push(buf.subarray(position, position + size));

@@ -31,7 +31,7 @@ export async function getObjectRange(ctx: SluiceContext, range: ByteRange): Prom
     if (body.length !== range.end - range.start) {
       throw new SluiceError(
         'CORRUPT_MESSAGE',
-        `segment object ${range.objectKey} is shorter than its manifest item: asked ${range.end - range.start} bytes at ${range.start}, got ${body.length}`,
+        `segment object ${range.objectKey} is shorter than its manifest range: asked ${range.end - range.start} bytes at ${range.start}, got ${body.length}`,
       );
     }
     return body;

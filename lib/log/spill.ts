@@ -18,7 +18,7 @@
 import type { SluiceContext } from '../context.js';
 import { getSegmentItem, putSpillItem, touchSpillItem } from '../metadata/manifest.js';
 import { removeSpilledEntries } from '../metadata/partition-state.js';
-import type { PartitionState, SegmentItem, TopicRef } from '../metadata/types.js';
+import type { ManifestEntry, PartitionState, SpilledItem, TopicRef } from '../metadata/types.js';
 import { decodeEntries, entriesCount } from './manifest-entry.js';
 
 /**
@@ -39,7 +39,7 @@ export const TAIL_ROOM_ENTRIES = 14;
 const ADOPTION_REFRESH_MS = 10_000;
 
 /** The SEG item standing for `entries` at `baseOffset`. */
-export function spillItem(ctx: SluiceContext, baseOffset: number, entries: readonly string[]): SegmentItem {
+export function spillItem(ctx: SluiceContext, baseOffset: number, entries: readonly ManifestEntry[]): SpilledItem {
   const ranges = decodeEntries(ctx, baseOffset, entries);
   const first = ranges[0];
   const last = ranges[ranges.length - 1];
@@ -67,7 +67,7 @@ export function spillItem(ctx: SluiceContext, baseOffset: number, entries: reado
  */
 export async function spillTail(ctx: SluiceContext, topic: TopicRef, state: PartitionState, max = state.tail.length): Promise<boolean> {
   const { partition, tailBase } = state;
-  let entries: readonly string[] = state.tail.slice(0, max);
+  let entries: readonly ManifestEntry[] = state.tail.slice(0, max);
   if (entries.length === 0) return false;
   if (!(await putSpillItem(ctx, topic, partition, spillItem(ctx, tailBase, entries)))) {
     const existing = await getSegmentItem(ctx, topic, partition, tailBase);

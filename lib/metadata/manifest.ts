@@ -17,7 +17,7 @@ import type { SluiceContext } from '../context.js';
 import { isConditionalCheckFailed } from './aws-errors.js';
 import { SEGMENT_PREFIX, partitionPk, segmentKey, segmentSk } from './keys.js';
 import { queryAll } from './query-all.js';
-import type { SegmentItem, TopicRef } from './types.js';
+import type { ManifestEntry, MergedSegmentItem, SegmentItem, SpilledItem, TopicRef } from './types.js';
 
 const int = (item: Record<string, unknown>, name: string): number => {
   const v = item[name];
@@ -36,27 +36,29 @@ export function segmentFromItem(item: Record<string, unknown>): SegmentItem {
     if (item[name] !== undefined && typeof item[name] !== 'string') throw new Error(`SEG item ${String(item.sk)}: ${name} is not a string (${JSON.stringify(item[name])})`);
   }
   if (item.mergedCount !== undefined && !Number.isSafeInteger(item.mergedCount)) throw new Error(`SEG item ${String(item.sk)}: mergedCount is not an integer`);
-  return {
+  const summary = {
     baseOffset: int(item, 'baseOffset'),
     lastOffset: int(item, 'lastOffset'),
     count: int(item, 'count'),
     objectKey: item.objectKey,
     position: int(item, 'position'),
     size: int(item, 'size'),
-    indexKey: typeof item.indexKey === 'string' ? item.indexKey : undefined,
-    timeIndexKey: typeof item.timeIndexKey === 'string' ? item.timeIndexKey : undefined,
     minTimestamp: int(item, 'minTimestamp'),
     maxTimestamp: int(item, 'maxTimestamp'),
     createdAt: int(item, 'createdAt'),
     epoch: int(item, 'epoch'),
-    entries: entries as string[] | undefined,
-    mergedCount: typeof item.mergedCount === 'number' ? item.mergedCount : undefined,
   };
+  if (entries !== undefined) return { ...summary, entries: entries as ManifestEntry[] } satisfies SpilledItem;
+  return {
+    ...summary,
+    indexKey: typeof item.indexKey === 'string' ? item.indexKey : undefined,
+    timeIndexKey: typeof item.timeIndexKey === 'string' ? item.timeIndexKey : undefined,
+    mergedCount: typeof item.mergedCount === 'number' ? item.mergedCount : undefined,
+  } satisfies MergedSegmentItem;
 }
 
 function toItem(topic: TopicRef, partition: number, item: SegmentItem): Record<string, unknown> {
-  const { intake: _intake, ...stored } = item;
-  return { ...segmentKey(topic, partition, item.baseOffset), ...stored };
+  return { ...segmentKey(topic, partition, item.baseOffset), ...item };
 }
 
 /**
@@ -64,7 +66,7 @@ function toItem(topic: TopicRef, partition: number, item: SegmentItem): Record<s
  * an item: false when one exists (another spiller's, perhaps listing fewer entries, which the
  * caller then adopts; lib/log/spill.ts).
  */
-export async function putSpillItem(ctx: SluiceContext, topic: TopicRef, partition: number, item: SegmentItem): Promise<boolean> {
+export async function putSpillItem(ctx: SluiceContext, topic: TopicRef, partition: number, item: SpilledItem): Promise<boolean> {
   try {
     await ctx.ddb.send(
       new PutCommand({ TableName: ctx.table, Item: toItem(topic, partition, item), ConditionExpression: 'attribute_not_exists(pk)' }),
@@ -82,7 +84,7 @@ export async function putSpillItem(ctx: SluiceContext, topic: TopicRef, partitio
  * period from createdAt before they may delete the item's key, and a spill put still in flight
  * from before the adoption must meet the key occupied. False when the item changed or is gone.
  */
-export async function touchSpillItem(ctx: SluiceContext, topic: TopicRef, partition: number, seen: SegmentItem, now: number): Promise<boolean> {
+export async function touchSpillItem(ctx: SluiceContext, topic: TopicRef, partition: number, seen: SpilledItem, now: number): Promise<boolean> {
   try {
     await ctx.ddb.send(
       new UpdateCommand({
@@ -108,7 +110,7 @@ export async function replaceSegmentItem(
   ctx: SluiceContext,
   topic: TopicRef,
   partition: number,
-  item: SegmentItem,
+  item: MergedSegmentItem,
   seen: SeenItem,
 ): Promise<boolean> {
   try {

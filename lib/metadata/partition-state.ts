@@ -18,7 +18,7 @@ import type { SluiceContext } from '../context.js';
 import { isConditionalCheckFailed } from './aws-errors.js';
 import { stateKey } from './keys.js';
 import { sendOnce } from './unknown-outcome.js';
-import type { PartitionState, ProducerEntry, TopicRef } from './types.js';
+import type { ManifestEntry, PartitionState, ProducerEntry, TopicRef } from './types.js';
 
 const num = (item: Record<string, unknown>, name: string): number => {
   const v = item[name];
@@ -47,7 +47,7 @@ export function partitionStateFromItem(item: Record<string, unknown>): Partition
     logEndOffset: num(item, 'logEndOffset'),
     logStartOffset: num(item, 'logStartOffset'),
     tailBase: num(item, 'tailBase'),
-    tail: tail as string[],
+    tail: tail as ManifestEntry[],
     owner: typeof item.owner === 'string' ? item.owner : undefined,
     epoch: num(item, 'epoch'),
     expiresAt: num(item, 'expiresAt'),
@@ -142,7 +142,7 @@ export async function createPartitionStates(ctx: SluiceContext, topic: TopicRef,
 export interface AppendEntryRequest {
   readonly topic: TopicRef;
   readonly partition: number;
-  readonly entry: string;
+  readonly entry: ManifestEntry;
   readonly count: number;
   readonly bytes: number;
   /** The tail must hold fewer entries than this for the entry to be added. */
@@ -229,7 +229,7 @@ export async function removeSpilledEntries(
   topic: TopicRef,
   partition: number,
   tailBase: number,
-  entries: readonly string[],
+  entries: readonly ManifestEntry[],
   count: number,
 ): Promise<boolean> {
   const indexes = entries.map((_, i) => entries.length - 1 - i);

@@ -25,8 +25,8 @@ export interface PartitionState {
   readonly logStartOffset: number;
   /** Offset of the first tail entry: tailBase + Σ tail counts = logEndOffset. */
   readonly tailBase: number;
-  /** The newest manifest entries, oldest first, each encoded as lib/log/manifest-entry.ts describes. */
-  readonly tail: readonly string[];
+  /** The newest manifest entries, oldest first. */
+  readonly tail: readonly ManifestEntry[];
   /** Partition leader (maintenance) lease: a process-start id, absent when never leased. */
   readonly owner?: string;
   /** Leader epoch: +1 on every lease acquisition. Fences a stale maintainer. */
@@ -56,9 +56,18 @@ export interface ProducerEntry {
 }
 
 /**
+ * One entry of STATE's tail (or of a spilled SEG item's `entries`): one append's run of batches for
+ * one partition, encoded as a short string without its base offset (lib/log/manifest-entry.ts:
+ * `encodeEntry` makes them, `decodeEntry` turns one into a ManifestRange once its base is known).
+ * Stored as a plain string; the brand only keeps other strings out of the signatures that take one.
+ */
+export type ManifestEntry = string & { readonly __brand: 'ManifestEntry' };
+
+/**
  * One run of a partition's RecordBatches at [position, position + size) of an S3 object: a tail
- * entry with its base offset resolved, one of the entries a spilled SEG item lists, or a merged
- * segment. The unit a fetch reads.
+ * entry or spilled entry decoded at its base offset, or the bytes of a merged segment. The unit a
+ * fetch reads. Never stored as such: a SEG item (SegmentItem) is not a range, rangesOf
+ * (lib/log/manifest-entry.ts) gives the ranges it stands for.
  */
 export interface ManifestRange {
   readonly baseOffset: number;
@@ -77,23 +86,59 @@ export interface ManifestRange {
   /** When the batches were written (intake) or merged (ms). */
   readonly createdAt: number;
   /**
-   * The batches lie in an intake object with offsets relative to the range (the first batch's base
-   * is 0): a reader stamps the range's offsets on them (lib/log/batch-stamp.ts). Merged segments
-   * hold their offsets already.
+   * True: the batches lie in an intake object with offsets relative to the range (the first
+   * batch's base is 0), and a reader stamps the range's offsets on them (lib/log/batch-stamp.ts).
+   * False: a merged segment, whose batches hold their offsets already.
    */
-  readonly intake?: boolean;
+  readonly intake: boolean;
+}
+
+/** What every SEG item says about the offsets it stands for (the stored attributes both kinds share). */
+interface SegmentItemSummary {
+  readonly baseOffset: number;
+  readonly lastOffset: number;
+  /** Records it stands for (lastOffset - baseOffset + 1). */
+  readonly count: number;
+  /**
+   * A merged segment's object; a spilled item's first entry's object. With `lastOffset`, what a
+   * swap or delete is conditioned on (manifest.ts SeenItem).
+   */
+  readonly objectKey: string;
+  /** A merged segment's position in its object (0); a spilled item's first entry's. */
+  readonly position: number;
+  /** Bytes it stands for (a spilled item: its entries' together, possibly in several objects). */
+  readonly size: number;
+  readonly minTimestamp: number;
+  readonly maxTimestamp: number;
+  /** When it was spilled (or its spill adopted) or merged, ms: merges wait a grace period from it. */
+  readonly createdAt: number;
+  /** Leader epoch of the maintainer that merged it (0 for spilled items). */
+  readonly epoch: number;
+}
+
+/** A spilled part of STATE's tail: its entries, in offset order from `baseOffset`. */
+export interface SpilledItem extends SegmentItemSummary {
+  /** Spilled tail entries, as they were in STATE's tail. */
+  readonly entries: readonly ManifestEntry[];
+  readonly indexKey?: undefined;
+  readonly timeIndexKey?: undefined;
+  readonly mergedCount?: undefined;
+}
+
+/** A merged segment: one range of its own object ([position, position + size)), with indexes. */
+export interface MergedSegmentItem extends SegmentItemSummary {
+  readonly entries?: undefined;
+  /** Sibling OffsetIndex object. Positions in it are relative to `position`. */
+  readonly indexKey?: string;
+  /** Sibling TimeIndex object. */
+  readonly timeIndexKey?: string;
+  /** How many items the merge replaced. */
+  readonly mergedCount?: number;
 }
 
 /**
- * `PART#<topic>#<topicId>#<partition>` / `SEG#<base20>`: a spilled part of the tail (`entries`
- * lists it, in offset order from `baseOffset`), or a merged segment (one range of its own object,
- * with indexes). The summary fields cover everything the item stands for.
+ * `PART#<topic>#<topicId>#<partition>` / `SEG#<base20>`: the manifest below STATE's tail. A
+ * spilled part of the tail (`entries` set), or a merged segment. The summary fields cover
+ * everything the item stands for.
  */
-export interface SegmentItem extends ManifestRange {
-  /** Spilled tail entries, as stored in STATE's tail. Absent on a merged segment. */
-  readonly entries?: readonly string[];
-  /** Leader epoch of the maintainer that merged it (0 for spilled items). */
-  readonly epoch: number;
-  /** How many items a merge replaced (merged segments only). */
-  readonly mergedCount?: number;
-}
+export type SegmentItem = SpilledItem | MergedSegmentItem;

@@ -22,8 +22,9 @@ import { stateKey } from '../../lib/metadata/keys.js';
 import { putSpillItem } from '../../lib/metadata/manifest.js';
 import { getPartitionState } from '../../lib/metadata/partition-state.js';
 import { createTopic } from '../../lib/metadata/topics.js';
-import type { TopicRef } from '../../lib/metadata/types.js';
+import type { ManifestEntry, TopicRef } from '../../lib/metadata/types.js';
 import { encodeRecordBatch } from '../../lib/records/index.js';
+import { putMergedItem } from '../support/manifest-items.js';
 import { createTestContext } from '../support/storage.js';
 
 const batchOf = (offset: number, baseOffset: number) =>
@@ -44,7 +45,7 @@ async function writeSpilledLog(ctx: SluiceContext, topic: TopicRef, records: num
   const objectKey = intakeObjectKey(ctx.prefix, createdAt);
   const batches = Array.from({ length: records }, (_, i) => batchOf(i, 0));
   await putObject(ctx, objectKey, Buffer.concat(batches));
-  const entries: string[] = [];
+  const entries: ManifestEntry[] = [];
   let position = 0;
   for (const [i, b] of batches.entries()) {
     entries.push(encodeEntry(ctx, { count: 1, objectKey, position, size: b.length, minTimestamp: i, maxTimestamp: i, createdAt }));
@@ -67,7 +68,7 @@ async function writeMergedSegment(ctx: SluiceContext, topic: TopicRef, records: 
   const indexKey = segmentObjectKey(ctx.prefix, topic, 0, 0, id, '.index');
   const log = Buffer.concat(batches);
   await Promise.all([putObject(ctx, objectKey, log), putObject(ctx, indexKey, index.toBuffer())]);
-  await putSpillItem(ctx, topic, 0, {
+  await putMergedItem(ctx, topic, 0, {
     baseOffset: 0,
     lastOffset: records - 1,
     count: records,

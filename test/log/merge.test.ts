@@ -10,7 +10,7 @@ import { planMergeRuns } from '../../lib/log/merge.js';
 import type { PartitionSnapshot } from '../../lib/log/partition-snapshot.js';
 import { readPartitionSnapshot } from '../../lib/log/partition-snapshot.js';
 import { createTopic } from '../../lib/metadata/topics.js';
-import type { PartitionState, SegmentItem } from '../../lib/metadata/types.js';
+import type { ManifestEntry, PartitionState, SegmentItem } from '../../lib/metadata/types.js';
 import { createTestContext } from '../support/storage.js';
 import {
   appendValues,
@@ -26,7 +26,7 @@ import { observeSdk } from './sdk-faults.js';
 const config = { segmentBytes: 10_000, segmentMs: 1_000_000, indexIntervalBytes: 4096 };
 
 function item(base: number, last: number, size: number, createdAt: number, spilled = true): SegmentItem {
-  return {
+  const summary = {
     baseOffset: base,
     lastOffset: last,
     count: last - base + 1,
@@ -37,8 +37,8 @@ function item(base: number, last: number, size: number, createdAt: number, spill
     maxTimestamp: 0,
     createdAt,
     epoch: 0,
-    ...(spilled ? { entries: ['x'] } : { mergedCount: 2 }),
   };
+  return spilled ? { ...summary, entries: ['x' as ManifestEntry] } : { ...summary, mergedCount: 2 };
 }
 
 function snapshotOf(items: SegmentItem[], tailBase: number, logStartOffset = 0): PartitionSnapshot {

@@ -81,6 +81,7 @@ describe('retention', () => {
     expect((await readPartitionSnapshot(ctx, topic, 0)).state.logStartOffset).toBe(2);
 
     // A spiller that read STATE when tailBase was 0 puts its item now (the original is gone).
+    if (!first.entries) throw new Error('expected a spilled item');
     expect(await putSpillItem(ctx, topic, 0, { ...first, createdAt: ctx.now() })).toBe(true);
     await expectConsistentPartition(ctx, topic, expected, { settled: false });
     const report = await runOnce(ctx);

@@ -17,6 +17,7 @@
 // A "crashed" context fails every later request, like a process that died; requests already on
 // the wire (or held) still land.
 import type { SluiceContext } from '../../lib/context.js';
+import type { ManifestEntry } from '../../lib/metadata/types.js';
 
 export interface SdkCall {
   readonly client: 's3' | 'ddb';
@@ -177,9 +178,9 @@ export function serverError(status = 500, name = 'InternalServerError'): Error {
 }
 
 /** The manifest entry a commit appends (marshalled or not). */
-export function entryOf(call: SdkCall): string | undefined {
+export function entryOf(call: SdkCall): ManifestEntry | undefined {
   const v = (call.input.ExpressionAttributeValues as Record<string, unknown> | undefined)?.[':entry'];
-  return v && typeof v === 'object' && 'S' in v ? String((v as { S: string }).S) : (v as string | undefined);
+  return (v && typeof v === 'object' && 'S' in v ? String((v as { S: string }).S) : v) as ManifestEntry | undefined;
 }
 
 /** The intake object PUT of an append (step 1). */

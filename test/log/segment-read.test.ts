@@ -17,11 +17,12 @@ import { readBatches, readRecords } from '../../lib/log/read.js';
 import { newSegmentId, segmentObjectKey } from '../../lib/log/segment-name.js';
 import { spillTail } from '../../lib/log/spill.js';
 import { stateKey } from '../../lib/metadata/keys.js';
-import { getSegmentItem, putSpillItem, replaceSegmentItem } from '../../lib/metadata/manifest.js';
+import { getSegmentItem, replaceSegmentItem } from '../../lib/metadata/manifest.js';
 import { getPartitionState } from '../../lib/metadata/partition-state.js';
 import { createTopic } from '../../lib/metadata/topics.js';
-import type { SegmentItem, TopicRef } from '../../lib/metadata/types.js';
+import type { MergedSegmentItem, TopicRef } from '../../lib/metadata/types.js';
 import { crc32c, decodeRecordBatch, encodeRecordBatch, readBatchHeader } from '../../lib/records/index.js';
+import { putMergedItem } from '../support/manifest-items.js';
 import { createTestContext } from '../support/storage.js';
 import { startProcess } from '../proof/processes.js';
 import { rangeAt } from './read-all.js';
@@ -56,7 +57,7 @@ async function writeMergedSegment(ctx: SluiceContext, topic: TopicRef, batches: 
   const indexKey = segmentObjectKey(ctx.prefix, topic, 0, 0, id, '.index');
   await Promise.all([putObject(ctx, logKey, log), putObject(ctx, indexKey, index.toBuffer())]);
   const count = 2 * batches;
-  const item: SegmentItem = {
+  const item: MergedSegmentItem = {
     baseOffset: 0,
     lastOffset: count - 1,
     count,
@@ -70,7 +71,7 @@ async function writeMergedSegment(ctx: SluiceContext, topic: TopicRef, batches: 
     epoch: 1,
     mergedCount: batches,
   };
-  expect(await putSpillItem(ctx, topic, 0, item)).toBe(true);
+  await putMergedItem(ctx, topic, 0, item);
   await ctx.ddb.send(
     new UpdateCommand({
       TableName: ctx.table,
@@ -147,7 +148,7 @@ describe('fetch stamps offsets', () => {
     const segment = Buffer.from(fromIntake);
     const key = segmentObjectKey(ctx.prefix, other, 0, 0, newSegmentId(1), '.log');
     await putObject(ctx, key, segment);
-    await putSpillItem(ctx, other, 0, { baseOffset: 0, lastOffset: 0, count: 1, objectKey: key, position: 0, size: segment.length, minTimestamp: 5, maxTimestamp: 5, createdAt: 1, epoch: 1 });
+    await putMergedItem(ctx, other, 0, { baseOffset: 0, lastOffset: 0, count: 1, objectKey: key, position: 0, size: segment.length, minTimestamp: 5, maxTimestamp: 5, createdAt: 1, epoch: 1 });
     await ctx.ddb.send(new UpdateCommand({ TableName: ctx.table, Key: stateKey(other, 0), UpdateExpression: 'SET logEndOffset = :n, tailBase = :n', ExpressionAttributeValues: { ':n': 1 } }));
     expect((await readBatches(ctx, other, 0, { offset: 0, maxBytes: 1000 })).batches[0]).toEqual(fromIntake);
   });

@@ -15,7 +15,7 @@ import { createContext, type SluiceContext } from '../../lib/context.js';
 import { spillTail } from '../../lib/log/spill.js';
 import { putSpillItem } from '../../lib/metadata/manifest.js';
 import { appendEntry, removeSpilledEntries } from '../../lib/metadata/partition-state.js';
-import type { PartitionState, SegmentItem, TopicRef } from '../../lib/metadata/types.js';
+import type { ManifestEntry, PartitionState, SpilledItem, TopicRef } from '../../lib/metadata/types.js';
 import { UnknownOutcomeError, sendOnce } from '../../lib/metadata/unknown-outcome.js';
 
 const topic: TopicRef = { name: 't', id: 'TOPICID' };
@@ -42,7 +42,9 @@ function mockedContext() {
   return { ctx, mock };
 }
 
-const ENTRY = '2,0,100,1000,0,0,iabcdef0123456789';
+/** Entries as stored (encodeEntry's output, written out). */
+const entries = (...e: string[]) => e as ManifestEntry[];
+const [ENTRY] = entries('2,0,100,1000,0,0,iabcdef0123456789');
 const producerEntry = (baseSequence: number) => ({ producerEpoch: 3, baseSequence, lastSequence: baseSequence + 1, count: 2, lastUpdated: 1000 });
 
 describe('appendEntry sends one conditional UpdateItem', () => {
@@ -123,7 +125,7 @@ describe('the spill', () => {
   it('removeSpilledEntries removes the indexes in descending order, conditioned on tailBase and the item existing', async () => {
     const { ctx, mock } = mockedContext();
     mock.on(UpdateCommand).resolves({});
-    expect(await removeSpilledEntries(ctx, topic, 0, 16, ['a', 'b', 'c', 'd'], 9)).toBe(true);
+    expect(await removeSpilledEntries(ctx, topic, 0, 16, entries('a', 'b', 'c', 'd'), 9)).toBe(true);
     const input = mock.commandCalls(UpdateCommand)[0].args[0].input;
     expect(input.UpdateExpression).toBe('REMOVE #tail[3], #tail[2], #tail[1], #tail[0] SET #tailBase = #tailBase + :count, #segments = #segments + :fold');
     expect(input.ConditionExpression).toBe('attribute_exists(pk) AND #tailBase = :tailBase AND size(#tail) >= :n');
@@ -133,13 +135,13 @@ describe('the spill', () => {
   it('removeSpilledEntries answers false when refused (someone else spilled first)', async () => {
     const { ctx, mock } = mockedContext();
     mock.on(UpdateCommand).rejects(Object.assign(new Error('refused'), { name: 'ConditionalCheckFailedException' }));
-    expect(await removeSpilledEntries(ctx, topic, 0, 16, ['a'], 1)).toBe(false);
+    expect(await removeSpilledEntries(ctx, topic, 0, 16, entries('a'), 1)).toBe(false);
   });
 
   it('putSpillItem is attribute_not_exists only: never overwrites, never requires "identical"', async () => {
     const { ctx, mock } = mockedContext();
     mock.on(PutCommand).resolves({});
-    const item: SegmentItem = { baseOffset: 5, lastOffset: 6, count: 2, objectKey: 'k', position: 0, size: 1, minTimestamp: 0, maxTimestamp: 0, createdAt: 0, epoch: 0, entries: ['x'] };
+    const item: SpilledItem = { baseOffset: 5, lastOffset: 6, count: 2, objectKey: 'k', position: 0, size: 1, minTimestamp: 0, maxTimestamp: 0, createdAt: 0, epoch: 0, entries: entries('x') };
     expect(await putSpillItem(ctx, topic, 0, item)).toBe(true);
     const input = mock.commandCalls(PutCommand)[0].args[0].input;
     expect(input.ConditionExpression).toBe('attribute_not_exists(pk)');
@@ -152,7 +154,7 @@ describe('the spill', () => {
 
   it('spillTail adopts the existing item at tailBase (a shorter spill by someone else) and removes exactly its entries', async () => {
     const { ctx, mock } = mockedContext();
-    const tail = ['1,0,10,1000,0,0,kobj-a', '1,0,10,1000,0,0,kobj-b', '1,0,10,1000,0,0,kobj-c'];
+    const tail = entries('1,0,10,1000,0,0,kobj-a', '1,0,10,1000,0,0,kobj-b', '1,0,10,1000,0,0,kobj-c');
     mock.on(PutCommand).rejects(Object.assign(new Error('exists'), { name: 'ConditionalCheckFailedException' }));
     mock.on(GetCommand).resolves({
       Item: { pk: 'PART#t#TOPICID#0', sk: 'SEG#00000000000000000004', baseOffset: 4, lastOffset: 4, count: 1, objectKey: 'obj-a', position: 0, size: 10, minTimestamp: 1000, maxTimestamp: 1000, createdAt: 1, epoch: 0, entries: tail.slice(0, 1) },
