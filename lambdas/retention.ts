@@ -1,5 +1,5 @@
 // Retention function: invoked by the EventBridge schedule (any event means "run one maintenance
-// pass"): retention, compaction and the orphan sweep over all topics (lib/log/maintenance.ts),
+// pass"): retention, segment merging and the orphan sweep over all topics (lib/log/maintenance.ts),
 // within the invocation's time budget; a pass cut short resumes where it stopped on the next run.
 import type { Context } from 'aws-lambda';
 import { createClients, createContext, type SluiceContext } from '../lib/context.js';

@@ -47,7 +47,7 @@ async function main(): Promise<void> {
 
   const port = Number(process.env.PORT ?? 8080);
   const server = await startServer({ context, port, host: '127.0.0.1', log: (line) => console.log(line) });
-  // The EventBridge schedule's stand-in: retention, compaction and the orphan sweep (lib/log/maintenance.ts).
+  // The EventBridge schedule's stand-in: retention, segment merging and the orphan sweep (lib/log/maintenance.ts).
   const maintenance = startMaintenanceTimer(
     context,
     Number(process.env.SLUICE_RETENTION_INTERVAL_MS || 60_000),

@@ -57,7 +57,7 @@ async function offsetForTimestamp(
   const search = async (ranges: readonly ManifestRange[]) => {
     for (const range of ranges) {
       if (range.maxTimestamp < timestamp || range.lastOffset < logStartOffset || range.baseOffset >= highWatermark) continue;
-      // Compacted segments carry a .timeindex: the lookup reads from the batch it points to.
+      // Merged segments carry a .timeindex: the lookup reads from the batch it points to.
       const hit = await offsetForTimeInRange(ctx, range, timestamp, logStartOffset, highWatermark);
       if (hit) return hit;
     }

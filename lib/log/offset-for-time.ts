@@ -1,5 +1,5 @@
 // Kafka's offsetsForTimes inside one manifest range: the first record at or after `timestamp`
-// (and inside [logStartOffset, highWatermark)). With a `.timeindex` (compacted segments) the read
+// (and inside [logStartOffset, highWatermark)). With a `.timeindex` (merged segments) the read
 // starts at the batch the time index points to, found through the `.index` (time-index.ts
 // explains why nothing before it can qualify), and proceeds in bounded windows, so a lookup in a
 // large segment reads a few KB rather than the whole segment. Without one (an intake range: one

@@ -17,14 +17,14 @@
 // Batches read from an intake object carry base offset 0: they are stamped with the range's offsets
 // and the partition leader epoch before anything else sees them (batch-stamp.ts).
 //
-// A fetch reads from one manifest range: ranges of uncompacted appends live in different objects,
-// and reading them too would cost a GET each; the consumer continues from nextFetchOffset (compaction
-// merges small items, so a fetch of merged data fills maxBytes). As in Kafka, maxBytes bounds
-// whole batches but the first batch holding the offset is returned even when larger; records below
-// the requested offset (earlier records of that batch) are dropped. Only when maxBytes is smaller
-// than the distance from the index position to the end of the batch holding the offset does a
-// fetch walk the item batch by batch with further GETs. A missing object or manifest item means
-// retention or compaction moved on: refresh and retry.
+// A fetch reads from one manifest range (or two of the tail): ranges of appends not merged yet live
+// in different objects, and reading them too would cost a GET each; the consumer continues from
+// nextFetchOffset (segment merging joins small ranges, so a fetch of merged data fills maxBytes).
+// As in Kafka, maxBytes bounds whole batches but the first batch holding the offset is returned
+// even when larger; records below the requested offset (earlier records of that batch) are
+// dropped. Only when maxBytes is smaller than the distance from the index position to the end of
+// the batch holding the offset does a fetch walk the range batch by batch with further GETs. A
+// missing object or SEG item means retention or a segment merge moved on: refresh and retry.
 import { SluiceError } from '../errors.js';
 import type { SluiceContext } from '../context.js';
 import { toSluiceError } from '../metadata/aws-errors.js';

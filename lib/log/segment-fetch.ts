@@ -1,7 +1,7 @@
 // Reading byte ranges of segment objects: adjacent ranges of one object become one ranged GET
 // (a manifest item may share its object with others), ranges of different objects are fetched in
 // parallel. Sibling `.index` objects are immutable once committed, so they are cached by key
-// (bounded). A missing object means the reader's view is stale (retention or compaction removed
+// (bounded). A missing object means the reader's view is stale (retention or a segment merge removed
 // it after the grace period): StaleViewError tells the caller to refresh STATE and the manifest.
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { SluiceError } from '../errors.js';

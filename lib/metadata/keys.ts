@@ -14,7 +14,7 @@
 //   GROUP#<group>                   OFFSET#<topic>#<p>  committed offset + metadata
 //   GROUPS                          <group>             group directory entry (listing only)
 //   PRODUCER                        NEXT                producer id allocator
-//   MAINTENANCE                     LEASE | CURSOR |    the retention/compaction job's lease, resume cursor
+//   MAINTENANCE                     LEASE | CURSOR |    the maintenance job's lease, resume cursor
 //                                   SWEEP#<topic>       and sweep marks (lib/metadata/maintenance-items.ts)
 //
 // Listing topics and groups is a Query on a directory partition (TOPICS, GROUPS), never a Scan: a

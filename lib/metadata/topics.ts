@@ -19,9 +19,9 @@ export interface TopicConfig {
   readonly 'retention.ms': number;
   /** Per-partition size bound enforced by retention. -1 = unlimited. */
   readonly 'retention.bytes': number;
-  /** Compaction merges small segments into segments up to this size. */
+  /** Segment merging (lib/log/merge.ts) makes segments of at most this size. */
   readonly 'segment.bytes': number;
-  /** Compaction does not grow a segment spanning more than this much time. */
+  /** Segment merging does not grow a segment past spanning this much time. */
   readonly 'segment.ms': number;
   /** Largest record (approximate encoded size) a producer may send. */
   readonly 'max.message.bytes': number;

@@ -124,7 +124,7 @@ describe('each function may make every AWS call its operations make', () => {
     await run('groups', { op: 'resetOffsets', group: 'g', topic: 't', to: 'earliest' });
     await run('groups', { op: 'deleteGroup', group: 'g' });
 
-    // The retention function: retention (retention.ms 1), compaction (tiny segments) and the sweep.
+    // The retention function: retention (retention.ms 1), segment merging (tiny segments) and the sweep.
     current = { fn: 'retention', operation: 'maintenance' };
     for (let pass = 0; pass < 2; pass++) await runMaintenance(ctx, { timeLeftMs: () => 60_000, reserveMs: 0 });
     await run('admin', { op: 'deleteTopic', topic: 't' });

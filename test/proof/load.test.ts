@@ -6,8 +6,8 @@
 // record is in the log at its offset. Memory (RSS, heapUsed) is sampled throughout;
 // under soak, heap growth after GC between the first and last third of the run must stay bounded
 // (and the soak fails at once when gc() is not exposed, rather than skipping the check).
-// Under soak the maintenance job (retention, compaction, sweep) also runs throughout, as under
-// `npm start`; before the check one maintenance pass compacts the log, so reading it back takes a
+// Under soak the maintenance job (retention, segment merging, sweep) also runs throughout, as under
+// `npm start`; before the check one maintenance pass merges the log's segments, so reading it back takes a
 // few fetches instead of one per produce request.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -292,7 +292,7 @@ export class ProduceLedger {
     const gaps: string[] = [];
     const seen = new Map<string, { partition: number; offset: number }[]>();
     let records = 0;
-    // Partitions in parallel: before compaction a fetch answers from one produce range, a few records.
+    // Partitions in parallel: before segment merging a fetch answers from one produce range, a few records.
     const logs = await Promise.all(Array.from({ length: partitions }, (_, p) => this.readPartition(url, p, gaps)));
     logs.forEach((log, p) => {
       for (const r of log) {
