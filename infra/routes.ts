@@ -36,22 +36,3 @@ export function routesOf(registry: Readonly<Record<string, readonly Operation[]>
 }
 
 export const SLUICE_ROUTES: readonly SluiceRoute[] = routesOf(functionOperations);
-
-/**
- * The direct-invoke `op` the retention schedule sends. When the retention function serves
- * registry operations (createLambdaHandler answers only `{op}` events), the schedule must name
- * one: the only one, or the one whose name mentions retention. Without registry operations the
- * handler takes EventBridge's own scheduled event, and this is undefined.
- */
-export function scheduledRetentionOp(registry: Readonly<Record<string, readonly Operation[]>>): string | undefined {
-  const ops = registry.retention;
-  if (!ops || ops.length === 0) return undefined;
-  if (ops.length === 1) return ops[0].name;
-  const named = ops.filter((op) => /retention/i.test(op.name));
-  if (named.length !== 1) {
-    throw new Error(`cannot tell which retention operation the schedule runs among: ${ops.map((op) => op.name).join(', ')}`);
-  }
-  return named[0].name;
-}
-
-export const RETENTION_SCHEDULE_OP: string | undefined = scheduledRetentionOp(functionOperations);

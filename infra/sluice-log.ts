@@ -23,7 +23,7 @@ import { DEFAULT_MEMORY_MB, SluiceFunctions } from './sluice-functions.js';
 import { SluiceHttpApi, type ThrottleSettings } from './sluice-http-api.js';
 import { SluiceMonitoring } from './sluice-monitoring.js';
 import { addSluiceNagSuppressions } from './nag-suppressions.js';
-import { RETENTION_SCHEDULE_OP, SLUICE_ROUTES, type SluiceFunctionName } from './routes.js';
+import { SLUICE_ROUTES, type SluiceFunctionName } from './routes.js';
 import { type GrantKind, type GrantOptions, grantFunctions, grantRoutes } from './grants.js';
 
 export interface SluiceLogProps {
@@ -39,7 +39,7 @@ export interface SluiceLogProps {
    */
   readonly tableRemovalPolicy?: RemovalPolicy;
   /**
-   * How often the retention function runs (deletes segments past `retention.ms` / `retention.bytes`).
+   * How often the retention function runs one maintenance pass (retention by `retention.ms` / `retention.bytes`, segment merging, the orphan sweep).
    * @default events.Schedule.rate(Duration.minutes(5))
    */
   readonly retentionSchedule?: events.Schedule;
@@ -210,14 +210,13 @@ export class SluiceLog extends Construct {
       routeThrottle: props.routeThrottle ?? DEFAULT_ROUTE_THROTTLE,
     });
 
-    // Retention served through the operation registry needs an `{op}` event; a bespoke handler
-    // gets EventBridge's own "Scheduled Event" (see scheduledRetentionOp).
+    // The retention function (lambdas/retention.ts) takes EventBridge's own "Scheduled Event":
+    // any event means one maintenance pass.
     this.retentionRule = new events.Rule(this, 'RetentionSchedule', {
-      description: 'Runs Sluice retention: deletes segments past retention.ms / retention.bytes',
+      description: 'Runs Sluice maintenance: retention (retention.ms / retention.bytes), segment merging, orphan sweep',
       schedule: props.retentionSchedule ?? events.Schedule.rate(Duration.minutes(5)),
       targets: [
         new targets.LambdaFunction(this.functions.retention, {
-          event: RETENTION_SCHEDULE_OP ? events.RuleTargetInput.fromObject({ op: RETENTION_SCHEDULE_OP }) : undefined,
           retryAttempts: 2,
           maxEventAge: Duration.minutes(5),
         }),

@@ -22,7 +22,7 @@ import { segmentItemsDownFrom } from '../metadata/manifest.js';
 import { appendEntry, readPartitionState, removeIdleProducers } from '../metadata/partition-state.js';
 import type { ManifestEntry, PartitionState, ProducerEntry, TopicRef } from '../metadata/types.js';
 import { UnknownOutcomeError } from '../metadata/unknown-outcome.js';
-import { type CompressionType, type RecordInput, encodeRecordBatch, readBatchHeader } from '../records/index.js';
+import { type RecordInput, encodeRecordBatch, readBatchHeader } from '../records/index.js';
 import { encodeEntry, entriesCount } from './manifest-entry.js';
 import { PRODUCER_ENTRY_IDLE_MS, MAX_PRODUCERS_PER_PARTITION, classifyRefusedSequence, incrementSequence } from './producer-sequence.js';
 import { intakeObjectKey } from './segment-name.js';
@@ -54,11 +54,6 @@ export type PartitionAppendResult =
   | { readonly partition: number; readonly baseOffset: number; readonly count: number; readonly duplicate?: boolean }
   | { readonly partition: number; readonly error: SluiceError };
 
-export interface AppendOptions {
-  /** @default 'none' */
-  readonly compression?: CompressionType;
-}
-
 /** Bound on refused updates (full tails spilled, producer entries expired) within one append. */
 const MAX_ROUNDS = 20;
 
@@ -83,7 +78,6 @@ export async function appendToPartitions(
   ctx: SluiceContext,
   topic: TopicRef,
   appends: readonly PartitionAppend[],
-  options: AppendOptions = {},
 ): Promise<PartitionAppendResult[]> {
   const results: PartitionAppendResult[] = new Array(appends.length);
   const writes: PartitionWrite[] = [];
@@ -95,7 +89,7 @@ export async function appendToPartitions(
         throw new SluiceError('INVALID_REQUEST', `partition ${append.partition} appears twice in one append`);
       }
       seen.add(append.partition);
-      writes.push(prepareWrite(append, options, index));
+      writes.push(prepareWrite(append, index));
     } catch (e) {
       results[index] = { partition: append.partition, error: toSluiceError(e, `append to ${topic.name}-${append.partition}`) };
     }
@@ -114,7 +108,7 @@ function recordMetrics(ctx: SluiceContext, writes: readonly PartitionWrite[], la
   }
 }
 
-function prepareWrite(append: PartitionAppend, options: AppendOptions, index: number): PartitionWrite {
+function prepareWrite(append: PartitionAppend, index: number): PartitionWrite {
   const { records, batch, producer } = append;
   if (batch) {
     const header = readBatchHeader(batch.bytes);
@@ -127,9 +121,9 @@ function prepareWrite(append: PartitionAppend, options: AppendOptions, index: nu
     if (r.timestamp < minTimestamp) minTimestamp = r.timestamp;
     if (r.timestamp > maxTimestamp) maxTimestamp = r.timestamp;
   }
+  // Records sent as JSON are stored uncompressed; a client that compresses sends a RecordBatch.
   const bytes = encodeRecordBatch(records, {
     baseOffset: 0,
-    compression: options.compression,
     producerId: producer?.producerId,
     producerEpoch: producer?.producerEpoch,
     baseSequence: producer?.baseSequence,

@@ -5,14 +5,12 @@
 // big-endian, in increasing offset order. An entry (lastOffset of a batch -> position where that
 // batch starts) is added the way Kafka's LogSegment.append decides: when more than
 // `index.interval.bytes` have been appended since the previous entry, checked *before* the batch's
-// own bytes are counted. So a segment holding a single batch has no entries, and Sluice writes an
-// index object only when it has entries (an append of one batch saves the PUT).
+// own bytes are counted. So a segment holding a single batch has no entries, and a merge writes an
+// index object only when it has entries.
 //
 // Positions are relative to the merged segment's `position` in its object (see ManifestRange).
 
 export const OFFSET_INDEX_ENTRY_SIZE = 8;
-/** Kafka's `index.interval.bytes` default. */
-export const DEFAULT_INDEX_INTERVAL_BYTES = 4096;
 
 export interface OffsetIndexEntry {
   readonly offset: number;
@@ -27,7 +25,8 @@ export class OffsetIndexBuilder {
 
   constructor(
     private readonly baseOffset: number,
-    private readonly indexIntervalBytes: number = DEFAULT_INDEX_INTERVAL_BYTES,
+    /** The topic's `index.interval.bytes`. */
+    private readonly indexIntervalBytes: number,
   ) {}
 
   /** Records a batch appended at the current end of the segment. */
@@ -56,14 +55,6 @@ export function encodeOffsetIndex(baseOffset: number, entries: readonly OffsetIn
     buf.writeInt32BE(e.position, i * OFFSET_INDEX_ENTRY_SIZE + 4);
   });
   return buf;
-}
-
-export function decodeOffsetIndex(baseOffset: number, buf: Buffer): OffsetIndexEntry[] {
-  const entries: OffsetIndexEntry[] = [];
-  for (let at = 0; at + OFFSET_INDEX_ENTRY_SIZE <= buf.length; at += OFFSET_INDEX_ENTRY_SIZE) {
-    entries.push({ offset: baseOffset + buf.readInt32BE(at), position: buf.readInt32BE(at + 4) });
-  }
-  return entries;
 }
 
 /**

@@ -74,14 +74,6 @@ export function encodeTimeIndex(baseOffset: number, entries: readonly TimeIndexE
   return buf;
 }
 
-export function decodeTimeIndex(baseOffset: number, buf: Buffer): TimeIndexEntry[] {
-  const entries: TimeIndexEntry[] = [];
-  for (let at = 0; at + TIME_INDEX_ENTRY_SIZE <= buf.length; at += TIME_INDEX_ENTRY_SIZE) {
-    entries.push({ timestamp: Number(buf.readBigInt64BE(at)), offset: baseOffset + buf.readInt32BE(at + 8) });
-  }
-  return entries;
-}
-
 /**
  * Kafka's TimeIndex.lookup: the entry with the largest timestamp <= target, or
  * (-1, baseOffset) when there is none (scan from the segment's start).

@@ -6,9 +6,6 @@ import type { SluiceContext } from '../context.js';
 import { partitionPk } from './keys.js';
 import type { TopicRef } from './types.js';
 
-/** Bytes per DynamoDB write unit. */
-export const WRITE_UNIT_BYTES = 1024;
-
 export function valueBytes(value: unknown): number {
   if (value === null || value === undefined || typeof value === 'boolean') return 1;
   if (typeof value === 'string') return Buffer.byteLength(value);

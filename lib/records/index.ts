@@ -13,10 +13,7 @@ export {
   RECORD_BATCH_OVERHEAD,
   type RecordBatchHeader,
   decodeRecordBatch,
-  decodeRecordBatches,
   encodeRecordBatch,
   readBatchHeader,
-  setBaseOffset,
-  setPartitionLeaderEpoch,
   validateRecordBatch,
 } from './record-batch.js';

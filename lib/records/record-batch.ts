@@ -18,7 +18,8 @@
 //       61     -  records               (see record.ts), compressed as one stream when the codec is set
 //
 // baseOffset, batchLength and partitionLeaderEpoch sit outside the CRC, which is why a broker
-// (here: the append path) can assign offsets and stamp its epoch without recomputing it.
+// (here: a fetch and a merge, lib/log/batch-stamp.ts) can assign offsets and stamp its epoch
+// without recomputing it.
 
 import { type CompressionType, compress, compressionCode, compressionFromAttributes, decompress } from './compression.js';
 import { crc32c } from './crc32c.js';
@@ -369,41 +370,4 @@ function checkRecordsEnd(position: number, recordCount: number, recordsStop: num
       `record batch at byte ${position} has ${recordsEnd - recordsStop} bytes left after its ${recordCount} records`,
     );
   }
-}
-
-/** Decodes a run of consecutive batches that fills `buf` exactly (a segment, a produce payload). */
-export function decodeRecordBatches(buf: Buffer, limits: DecodeLimits = {}): DecodedBatch[] {
-  const batches: DecodedBatch[] = [];
-  for (let position = 0; position < buf.length; ) {
-    const batch = decodeRecordBatch(buf, position, limits);
-    batches.push(batch);
-    position += batch.header.sizeInBytes;
-  }
-  return batches;
-}
-
-/** Checks that `batch` holds exactly one batch header and returns a copy to rewrite. */
-function copyOfSingleBatch(batch: Buffer): Buffer {
-  const header = readBatchHeader(batch, 0);
-  if (header.sizeInBytes !== batch.length) {
-    throw new RangeError(`expected exactly one record batch of ${header.sizeInBytes} bytes, got ${batch.length} bytes`);
-  }
-  return Buffer.from(batch);
-}
-
-/** A copy of `batch` with baseOffset rewritten; the CRC stays valid (baseOffset is outside it). */
-export function setBaseOffset(batch: Buffer, baseOffset: number): Buffer {
-  const copy = copyOfSingleBatch(batch);
-  const lastOffsetDelta = copy.readInt32BE(LAST_OFFSET_DELTA_OFFSET);
-  requireInteger(baseOffset, 0, Number.MAX_SAFE_INTEGER - Math.max(0, lastOffsetDelta), 'baseOffset');
-  writeInt64(copy, baseOffset, 0);
-  return copy;
-}
-
-/** A copy of `batch` with partitionLeaderEpoch rewritten; the CRC stays valid (it is outside it). */
-export function setPartitionLeaderEpoch(batch: Buffer, epoch: number): Buffer {
-  requireInteger(epoch, -1, 0x7fff_ffff, 'partitionLeaderEpoch');
-  const copy = copyOfSingleBatch(batch);
-  copy.writeInt32BE(epoch, PARTITION_LEADER_EPOCH_OFFSET);
-  return copy;
 }

@@ -12,7 +12,8 @@ import {
   encodeBatchFrames,
 } from '../../lib/records/batch-frames.js';
 import { handleHttp, handleInvoke } from '../../lib/api/router.js';
-import { type DecodedRecord, type EncodeBatchOptions, type RecordInput, crc32c, decodeRecordBatches, encodeRecordBatch } from '../../lib/records/index.js';
+import { type DecodedRecord, type EncodeBatchOptions, type RecordInput, crc32c, encodeRecordBatch } from '../../lib/records/index.js';
+import { decodeRecordBatches } from '../support/record-batches.js';
 import { createTestContext } from '../support/storage.js';
 import { call } from './call.js';
 

@@ -2,7 +2,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RECORD_BATCHES_MEDIA_TYPE, encodeBatchFrames } from '../../lib/records/batch-frames.js';
 import { startServer, type LocalServer } from '../../lib/local/server.js';
-import { decodeRecordBatches, encodeRecordBatch } from '../../lib/records/index.js';
+import { encodeRecordBatch } from '../../lib/records/index.js';
+import { decodeRecordBatches } from '../support/record-batches.js';
 import { createTestContext } from '../support/storage.js';
 
 describe('local server', () => {

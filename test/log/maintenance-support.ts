@@ -8,14 +8,13 @@ import { emulatorClients } from '../support/storage.js';
 import { appendToPartitions } from '../../lib/log/append.js';
 import { type MaintenanceReport, runMaintenance } from '../../lib/log/maintenance.js';
 import { decodeEntries, rangesOf } from '../../lib/log/manifest-entry.js';
-import { decodeOffsetIndex } from '../../lib/log/offset-index.js';
 import { expectedSegmentCount, itemsBelowTail, readPartitionSnapshot, splitLeftovers } from '../../lib/log/partition-snapshot.js';
 import { PARTITION_LEADER_EPOCH } from '../../lib/log/batch-stamp.js';
-import { decodeTimeIndex } from '../../lib/log/time-index.js';
 import { getPartitionState } from '../../lib/metadata/partition-state.js';
 import type { TopicRef } from '../../lib/metadata/types.js';
 import { spillTail } from '../../lib/log/spill.js';
 import { decodeRecordBatch } from '../../lib/records/index.js';
+import { decodeOffsetIndex, decodeTimeIndex } from './index-files.js';
 import { readAll } from './read-all.js';
 export { readAll };
 

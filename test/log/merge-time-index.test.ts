@@ -4,7 +4,8 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { OffsetIndexBuilder } from '../../lib/log/offset-index.js';
-import { TIME_INDEX_ENTRY_SIZE, TimeIndexBuilder, decodeTimeIndex, encodeTimeIndex, lookupTimeIndex } from '../../lib/log/time-index.js';
+import { TIME_INDEX_ENTRY_SIZE, TimeIndexBuilder, encodeTimeIndex, lookupTimeIndex } from '../../lib/log/time-index.js';
+import { decodeTimeIndex } from './index-files.js';
 
 describe('time index', () => {
   it('writes Kafka’s byte layout', () => {

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import {
   OffsetIndexBuilder,
-  decodeOffsetIndex,
   encodeOffsetIndex,
   lookupOffsetIndex,
 } from '../../lib/log/offset-index.js';
+import { decodeOffsetIndex } from './index-files.js';
 import { intakeObjectKey, parseIntakeObjectKey, partitionObjectPrefix, segmentObjectKey } from '../../lib/log/segment-name.js';
 
 describe('OffsetIndex', () => {

@@ -5,7 +5,7 @@ import { readRecords } from '../../lib/log/read.js';
 import { TAIL_MAX_ENTRIES } from '../../lib/log/spill.js';
 import { getPartitionState } from '../../lib/metadata/partition-state.js';
 import type { SluiceError } from '../../lib/errors.js';
-import type { RecordInput } from '../../lib/records/index.js';
+import { type RecordInput, encodeRecordBatch } from '../../lib/records/index.js';
 import { createTopic } from '../../lib/metadata/topics.js';
 import { createTestContext } from '../support/storage.js';
 import { readAll } from './read-all.js';
@@ -119,7 +119,12 @@ describe('append then read', () => {
     const expected: [number, string][] = [];
     for (let i = 0; i < TAIL_MAX_ENTRIES * 2 + 3; i++) {
       const values = Array.from({ length: 1 + (i % 3) }, (_, j) => `v${i}.${j}`);
-      const [r] = await appendToPartitions(ctx, t, [{ partition: 0, records: values.map((v) => rec(v)) }], { compression: i % 2 ? 'gzip' : 'none' });
+      const records = values.map((v) => rec(v));
+      // Odd appends: a gzip batch as a compressing client sends it; even ones: records sent as JSON.
+      const append = i % 2
+        ? { partition: 0, batch: { bytes: encodeRecordBatch(records, { baseOffset: 0, compression: 'gzip' }), count: records.length, minTimestamp: records[0].timestamp } }
+        : { partition: 0, records };
+      const [r] = await appendToPartitions(ctx, t, [append]);
       if (!('baseOffset' in r)) throw r.error;
       expect(r.baseOffset).toBe(expected.length);
       values.forEach((v) => expected.push([expected.length, v]));

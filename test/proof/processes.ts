@@ -4,7 +4,7 @@
 // process past a lease's expiry without sleeping, or skew two processes against each other.
 // Appends take no lease (the leaderless protocol): the lease options only matter to maintenance.
 import { createContext, type SluiceContext } from '../../lib/context.js';
-import { type AppendOptions, appendToPartitions, type PartitionAppendResult } from '../../lib/log/append.js';
+import { appendToPartitions, type PartitionAppendResult } from '../../lib/log/append.js';
 import { readRecords } from '../../lib/log/read.js';
 import { createTopic, type TopicMetadata } from '../../lib/metadata/topics.js';
 import type { TopicRef } from '../../lib/metadata/types.js';
@@ -74,9 +74,8 @@ export async function appendBatch(
   partition: number,
   values: readonly string[],
   producer?: ProducerIdentity & { readonly baseSequence: number },
-  options?: AppendOptions,
 ): Promise<PartitionAppendResult> {
-  const [result] = await appendToPartitions(ctx, topic, [{ partition, records: toRecords(values), producer }], options);
+  const [result] = await appendToPartitions(ctx, topic, [{ partition, records: toRecords(values), producer }]);
   return result;
 }
 

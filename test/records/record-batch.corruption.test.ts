@@ -4,10 +4,10 @@ import {
   UnsupportedCompressionError,
   crc32c,
   decodeRecordBatch,
-  decodeRecordBatches,
   encodeRecordBatch,
   readBatchHeader,
 } from '../../lib/records/index.js';
+import { decodeRecordBatches } from '../support/record-batches.js';
 import { goldenBatchHex } from './fixtures/golden-batches.js';
 
 const golden = Buffer.from(goldenBatchHex, 'hex');

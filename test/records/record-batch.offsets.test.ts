@@ -6,43 +6,10 @@ import {
   decodeRecordBatch,
   encodeRecordBatch,
   readBatchHeader,
-  setBaseOffset,
-  setPartitionLeaderEpoch,
 } from '../../lib/records/index.js';
 import { goldenBatchHex } from './fixtures/golden-batches.js';
 
 const golden = Buffer.from(goldenBatchHex, 'hex');
-
-describe('assigning offsets and leader epoch', () => {
-  it('rewrites baseOffset on a copy, keeping the CRC valid and shifting every record offset', () => {
-    const moved = setBaseOffset(golden, 1_000_000_000_000);
-    expect(golden.toString('hex')).toBe(goldenBatchHex); // the input is untouched
-    expect(moved.subarray(8).equals(golden.subarray(8))).toBe(true); // only the first 8 bytes differ
-    const { header, records } = decodeRecordBatch(moved);
-    expect([header.baseOffset, header.lastOffset]).toEqual([1_000_000_000_000, 1_000_000_000_001]);
-    expect(records.map((r) => r.offset)).toEqual([1_000_000_000_000, 1_000_000_000_001]);
-  });
-
-  it('stamps the partition leader epoch on a copy, keeping the CRC valid', () => {
-    const stamped = setPartitionLeaderEpoch(golden, 12);
-    expect(decodeRecordBatch(stamped).header.partitionLeaderEpoch).toBe(12);
-    expect(stamped.readUInt32BE(17)).toBe(golden.readUInt32BE(17));
-    expect(golden.readInt32BE(12)).toBe(7);
-  });
-
-  it('refuses offsets and epochs that are not representable', () => {
-    expect(() => setBaseOffset(golden, -1)).toThrow(RangeError);
-    expect(() => setBaseOffset(golden, 1.5)).toThrow(RangeError);
-    expect(() => setBaseOffset(golden, Number.MAX_SAFE_INTEGER)).toThrow(RangeError); // lastOffset would overflow
-    expect(() => setPartitionLeaderEpoch(golden, 2 ** 31)).toThrow(RangeError);
-    expect(() => setPartitionLeaderEpoch(golden, -2)).toThrow(RangeError);
-  });
-
-  it('rewrites exactly one batch: extra bytes or a truncated batch are refused', () => {
-    expect(() => setBaseOffset(Buffer.concat([golden, golden]), 0)).toThrow(/exactly one record batch/);
-    expect(() => setPartitionLeaderEpoch(golden.subarray(0, 80), 0)).toThrow(CorruptRecordError);
-  });
-});
 
 describe('walking a segment by headers', () => {
   it('steps from batch to batch with readBatchHeader without decoding records', () => {

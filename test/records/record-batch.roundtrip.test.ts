@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type RecordInput, decodeRecordBatch, decodeRecordBatches, encodeRecordBatch } from '../../lib/records/index.js';
+import { type RecordInput, decodeRecordBatch, encodeRecordBatch } from '../../lib/records/index.js';
+import { decodeRecordBatches } from '../support/record-batches.js';
 import { batchFields, kafkajsCompatibleRecords, records } from './arbitraries.js';
 import { kafkajsDecode, kafkajsEncode } from './kafkajs-codec.js';
 
