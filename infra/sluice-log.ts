@@ -39,7 +39,8 @@ export interface SluiceLogProps {
    */
   readonly tableRemovalPolicy?: RemovalPolicy;
   /**
-   * How often the retention function runs one maintenance pass (retention by `retention.ms` / `retention.bytes`, segment merging, the orphan sweep).
+   * How often the retention function runs one maintenance pass (retention by `retention.ms` /
+   * `retention.bytes`, segment merging, the orphan sweep).
    * @default events.Schedule.rate(Duration.minutes(5))
    */
   readonly retentionSchedule?: events.Schedule;
