@@ -66,8 +66,7 @@ export class SluiceMonitoring extends Construct {
       graph('Records in / out', [sluice(SluiceMetric.RecordsIn), sluice(SluiceMetric.RecordsOut)]),
       graph('Bytes in / out', [sluice(SluiceMetric.BytesIn), sluice(SluiceMetric.BytesOut)]),
       graph('Append latency (ms)', [sluice(SluiceMetric.AppendLatency, 'p50'), sluice(SluiceMetric.AppendLatency, 'p99')]),
-      graph('Lease contention / retriable refusals / retention', [
-        sluice(SluiceMetric.LeaseContention),
+      graph('Retriable refusals / retention', [
         sluice(SluiceMetric.RetriableRefusals),
         sluice(SluiceMetric.RetentionDeletedSegments),
       ]),

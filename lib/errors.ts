@@ -22,7 +22,6 @@ export type ErrorCode =
   | 'INVALID_PRODUCER_EPOCH'
   | 'UNKNOWN_PRODUCER_ID'
   | 'DUPLICATE_SEQUENCE_NUMBER'
-  | 'NOT_LEADER_OR_FOLLOWER'
   | 'THROTTLING'
   | 'REQUEST_TIMED_OUT'
   | 'NOT_FOUND'
@@ -52,7 +51,6 @@ const RETRIABLE: Readonly<Record<ErrorCode, boolean>> = {
   INVALID_PRODUCER_EPOCH: false,
   UNKNOWN_PRODUCER_ID: false,
   DUPLICATE_SEQUENCE_NUMBER: false,
-  NOT_LEADER_OR_FOLLOWER: true,
   THROTTLING: true,
   REQUEST_TIMED_OUT: true,
   NOT_FOUND: false,

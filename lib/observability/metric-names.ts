@@ -15,17 +15,15 @@ export const SluiceMetric = {
   RecordsOut: 'RecordsOut',
   /** Key and value bytes of the records returned by fetch. */
   BytesOut: 'BytesOut',
-  /** Milliseconds one append request spends in the log layer: partition locks, lease, writes, commits. */
+  /** Milliseconds one append request spends in the log layer: the intake object PUT and the STATE updates. */
   AppendLatency: 'AppendLatency',
-  /** Partition appends refused with NOT_LEADER_OR_FOLLOWER: the lease is held by another writer. */
-  LeaseContention: 'LeaseContention',
   /** Whole segments deleted by retention. */
   RetentionDeletedSegments: 'RetentionDeletedSegments',
   /** Bytes of the segments deleted by retention. */
   RetentionDeletedBytes: 'RetentionDeletedBytes',
   /** Operations that ended in a 500 or threw (unexpected failures, not Kafka-style refusals). */
   ServerErrors: 'ServerErrors',
-  /** Operations refused with a retriable 503 or 429 (NOT_LEADER_OR_FOLLOWER, REQUEST_TIMED_OUT, THROTTLING): the client retries. */
+  /** Operations refused with a retriable 503 or 429 (REQUEST_TIMED_OUT, THROTTLING): the client retries. */
   RetriableRefusals: 'RetriableRefusals',
 } as const;
 

@@ -36,11 +36,6 @@ export class SluiceMetrics {
     this.add(SluiceMetric.BytesOut, MetricUnit.Bytes, bytes);
   }
 
-  /** A writer met a lease held by someone else, or lost the commit condition to another epoch. */
-  leaseContention(count = 1): void {
-    this.add(SluiceMetric.LeaseContention, MetricUnit.Count, count);
-  }
-
   /** Segments deleted by a retention pass. */
   retentionDeleted(segments: number, bytes: number): void {
     this.add(SluiceMetric.RetentionDeletedSegments, MetricUnit.Count, segments);

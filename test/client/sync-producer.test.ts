@@ -29,7 +29,7 @@ describe('sync producer', () => {
     const { transport, sluice, topic } = await setup();
     let failuresLeft = 2;
     transport.intercept = async (request, forward) => {
-      if (request.op === 'produce' && failuresLeft-- > 0) throw retriableError('NOT_LEADER_OR_FOLLOWER');
+      if (request.op === 'produce' && failuresLeft-- > 0) throw retriableError('REQUEST_TIMED_OUT');
       return forward();
     };
     const delays: number[] = [];

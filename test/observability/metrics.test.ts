@@ -26,7 +26,6 @@ describe('SluiceMetrics', () => {
     const published = capture(metrics);
     metrics.appended(3, 300, 12);
     metrics.fetched(2, 150);
-    metrics.leaseContention();
     metrics.retentionDeleted(4, 4096);
     metrics.flush();
 
@@ -42,11 +41,10 @@ describe('SluiceMetrics', () => {
       AppendLatency: 'Milliseconds',
       RecordsOut: 'Count',
       BytesOut: 'Bytes',
-      LeaseContention: 'Count',
       RetentionDeletedSegments: 'Count',
       RetentionDeletedBytes: 'Bytes',
     });
-    expect([emf.RecordsIn, emf.BytesIn, emf.RecordsOut, emf.LeaseContention, emf.RetentionDeletedSegments]).toEqual([3, 300, 2, 1, 4]);
+    expect([emf.RecordsIn, emf.BytesIn, emf.RecordsOut, emf.RetentionDeletedSegments]).toEqual([3, 300, 2, 4]);
   });
 
   it('records nothing outside Lambda unless enabled', () => {

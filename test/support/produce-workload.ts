@@ -8,7 +8,7 @@
 // (`c<client>-r<request>-i<index>-a<attempt>`), so the log check can tell exactly which attempt
 // each stored record came from:
 //   - acknowledged: must be in the log exactly once, at the partition and offset the answer gave;
-//   - refused (NOT_LEADER_OR_FOLLOWER, THROTTLING, connection refused): nothing was committed, so
+//   - refused (THROTTLING, connection refused): nothing was committed, so
 //     must be absent;
 //   - outcome unknown (timeout, connection reset, REQUEST_TIMED_OUT, 500...): may be present, at most
 //     once; counted separately. Its retry is a new attempt with new values, so a record sent twice
@@ -17,11 +17,11 @@ import { randomBytes } from 'node:crypto';
 import { createAgents, exchange } from '../../lib/client/http-request.js';
 import { backoffDelay, sleep } from '../../lib/client/retry.js';
 
-/** Attempts before a request counts as failed: with the backoff below, well past a lease's lapse (5 s, or 30 s in the kill test). */
+/** Attempts before a request counts as failed: with the backoff below, well past a killed server's restart. */
 const MAX_ATTEMPTS = 20;
 const REQUEST_TIMEOUT_MS = 30_000;
 /** Codes that promise nothing of the attempt was committed. */
-const REFUSALS = new Set(['NOT_LEADER_OR_FOLLOWER', 'THROTTLING']);
+const REFUSALS = new Set(['THROTTLING']);
 
 export type AttemptFate =
   | { readonly kind: 'acknowledged'; readonly partition: number; readonly offset: number }
