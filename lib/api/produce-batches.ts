@@ -1,9 +1,9 @@
 // Produce with a record-batches body (lib/records/batch-frames.ts): the client encoded one
-// RecordBatch per partition, as a Kafka producer does; the leader checks each batch (batch-body.ts)
-// and stores its bytes. Input:
-// `{topic, batches}` with `batches` the frames as bytes (HTTP) or base64 (direct invoke). The whole
-// request is checked before any write — frames and batches, partitions, producer fields, sizes —
-// and the answer is `{offsets}` only: record i of a batch is at baseOffset + i.
+// RecordBatch per partition, as a Kafka producer does; whichever process answers checks each batch
+// (batch-body.ts) and stores its bytes. Input: `{topic, batches}` with `batches` the frames as bytes
+// (HTTP) or base64 (direct invoke). The whole request is checked before any write — frames and
+// batches, partitions, producer fields, sizes — and the answer is `{offsets}` only: record i of a
+// batch is at baseOffset + i.
 import * as z from 'zod';
 import type { SluiceContext } from '../context.js';
 import type { PartitionAppend } from '../log/append.js';

@@ -1,9 +1,10 @@
-// Kafka's ListOffsets for one partition: 'earliest' = logStartOffset, 'latest' = highWatermark,
-// a timestamp = the earliest offset whose record timestamp is >= it. For a timestamp the manifest
-// items' maxTimestamp finds the first committed segment that can hold such a record (then the
-// ranges of STATE's tail, which are newer than every item), and decoding
-// it (from where its time index points, offset-for-time.ts) finds the record. When no record is that late the answer is the high watermark (where Kafka
-// answers -1 / the log end), so a consumer seeking there waits for new data.
+// Kafka's ListOffsets for one partition: 'earliest' = logStartOffset, 'latest' = highWatermark
+// (STATE's logEndOffset), a timestamp = the earliest offset whose record timestamp is >= it. For a
+// timestamp the SEG items' maxTimestamp finds the first committed item that can hold such a record
+// (then the ranges of STATE's tail, which are newer than every item), and decoding its ranges
+// (from where a merged segment's time index points, offset-for-time.ts) finds the record. When no
+// record is that late the answer is the high watermark (where Kafka answers -1 / the log end), so
+// a consumer seeking there waits for new data.
 import type { SluiceContext } from '../context.js';
 import { toSluiceError } from '../metadata/aws-errors.js';
 import { firstSegmentItemWithMaxTimestampAtLeast, floorSegmentItem } from '../metadata/manifest.js';

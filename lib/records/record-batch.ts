@@ -310,7 +310,7 @@ export interface DecodeLimits {
 
 /**
  * Checks the batch at `position` exactly as decodeRecordBatch does — it accepts and refuses the
- * same bytes, with the same errors — without decoding its records: for a leader that validates a
+ * same bytes, with the same errors — without decoding its records: for a produce that validates a
  * producer's batch and stores its bytes. Returns the header, the records' smallest and largest
  * timestamps and whether record i has offsetDelta i throughout.
  */

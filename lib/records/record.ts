@@ -286,7 +286,7 @@ export interface RecordsSummary {
 /**
  * Checks the `count` records in `buf[position, end)` exactly as readRecords does — the same
  * bounds, lengths and field checks, in the same order, with the same errors — but allocates
- * nothing per record: a leader validating a producer's batch keeps its bytes, not its records.
+ * nothing per record: a produce validating a producer's batch keeps its bytes, not its records.
  * Fills `summary`; returns the position after the last record. Keep in step with readRecords
  * (test/records/record-batch.validate.test.ts holds the two to the same verdicts).
  */
