@@ -261,8 +261,8 @@ async function fetchCosts(storage: BenchStorage, batches: number, progress: (ste
     out.push({ batches, stage, where, offset, first, again: counter.byKind(), firstOnlyObjects, records: read.records.length });
   };
   const state = await getPartitionState(setup, topic, 0);
-  await measure('appended', state.nextOffset - 1);
-  if (state.tailBase < state.nextOffset - 1) await measure('appended', state.tailBase);
+  await measure('appended', state.logEndOffset - 1);
+  if (state.tailBase < state.logEndOffset - 1) await measure('appended', state.tailBase);
   if (state.tailBase > 0) {
     await measure('appended', 0);
     await measure('appended', state.tailBase - 1);
@@ -273,7 +273,7 @@ async function fetchCosts(storage: BenchStorage, batches: number, progress: (ste
   const spilledBefore = (await getPartitionState(setup, topic, 0)).tailBase;
   await appendMore(3);
   const after = await getPartitionState(setup, topic, 0);
-  await measure('after a maintenance run', after.nextOffset - 1);
+  await measure('after a maintenance run', after.logEndOffset - 1);
   if (spilledBefore > 0) await measure('after a maintenance run', spilledBefore - 1);
   await measure('after a maintenance run', 0);
   const mid = Math.floor(batches / 2);

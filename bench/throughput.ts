@@ -377,7 +377,7 @@ export async function benchThroughput(
     const [keyedStates, keylessStates] = [await tails('keyed'), await tails('keyless')];
     const span = (states: { tail: readonly string[] }[]) => [Math.min(...states.map((s) => s.tail.length)), Math.max(...states.map((s) => s.tail.length))] as const;
     if (span(keyedStates)[0] === 0 || span(keylessStates)[0] === 0) throw new Error('a partition has no tail to read');
-    const tailConsumers = (states: { tailBase: number; nextOffset: number }[]) => consumersOf(states.map((s) => s.tailBase), states.map((s) => s.nextOffset));
+    const tailConsumers = (states: { tailBase: number; logEndOffset: number }[]) => consumersOf(states.map((s) => s.tailBase), states.map((s) => s.logEndOffset));
     progress('fetch at the tail (the ranges STATE\'s tail lists) vs raw ranged GETs of the same sizes, alternating');
     const [get1m, ftl, ftlb, get64k, ftk, ftkb] = await alternate(storage, counter, ms, [
       (t) => rawGetFor(ctx, 'raw', RAW_OBJECTS, FETCH_MAX_BYTES, t, concurrency),

@@ -5,7 +5,7 @@ import { SluiceError, isSluiceError, type ErrorCode } from '../lib/errors.js';
 
 describe('SluiceError', () => {
   it('retriable codes are exactly the transient ones, with Retry-After 1 s by default', () => {
-    const retriable: ErrorCode[] = ['REBALANCE_IN_PROGRESS', 'NOT_LEADER_OR_FOLLOWER', 'THROTTLING', 'REQUEST_TIMED_OUT', 'UNKNOWN_SERVER_ERROR'];
+    const retriable: ErrorCode[] = ['REBALANCE_IN_PROGRESS', 'THROTTLING', 'REQUEST_TIMED_OUT', 'UNKNOWN_SERVER_ERROR'];
     for (const code of retriable) {
       const e = new SluiceError(code, 'm');
       expect(e.retriable, code).toBe(true);

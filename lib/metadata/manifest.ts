@@ -48,7 +48,12 @@ export function segmentFromItem(item: Record<string, unknown>): SegmentItem {
     createdAt: int(item, 'createdAt'),
     epoch: int(item, 'epoch'),
   };
-  if (entries !== undefined) return { ...summary, entries: entries as ManifestEntry[] } satisfies SpilledItem;
+  if (entries !== undefined) {
+    if (item.indexKey !== undefined || item.timeIndexKey !== undefined || item.mergedCount !== undefined) {
+      throw new Error(`SEG item ${String(item.sk)}: a spilled item (entries) with a merged segment's fields`);
+    }
+    return { ...summary, entries: entries as ManifestEntry[] } satisfies SpilledItem;
+  }
   return {
     ...summary,
     indexKey: typeof item.indexKey === 'string' ? item.indexKey : undefined,

@@ -13,7 +13,6 @@ describe('HTTP mapping', () => {
     expect(status('MESSAGE_TOO_LARGE')).toBe(413);
     expect(status('THROTTLING')).toBe(429);
     expect(status('REQUEST_TIMED_OUT')).toBe(503);
-    expect(status('NOT_LEADER_OR_FOLLOWER')).toBe(503);
     expect(status('METHOD_NOT_ALLOWED')).toBe(405);
     expect(status('UNSUPPORTED_MEDIA_TYPE')).toBe(415);
     expect(status('CLUSTER_AUTHORIZATION_FAILED')).toBe(403);

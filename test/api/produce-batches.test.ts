@@ -19,7 +19,7 @@ describe('produceBatches', () => {
     const body = encodeBatchFrames([{ partition: 1, batch: batch(3) }, { partition: 0, batch: batch(2) }]);
     expect(await produceBatches(ctx, { topic: 't', batches: body })).toEqual({ offsets: [{ partition: 1, baseOffset: 0, count: 3 }, { partition: 0, baseOffset: 0, count: 2 }] });
     expect(await produceBatches(ctx, { topic: 't', batches: body.toString('base64') })).toEqual({ offsets: [{ partition: 1, baseOffset: 3, count: 3 }, { partition: 0, baseOffset: 2, count: 2 }] });
-    expect((await getPartitionState(ctx, topic, 1)).nextOffset).toBe(6);
+    expect((await getPartitionState(ctx, topic, 1)).logEndOffset).toBe(6);
   });
 
   it('refused before any write: a partition twice, mixed producers, half-set producer fields, too large, missing partition', async () => {
@@ -35,6 +35,6 @@ describe('produceBatches', () => {
     await expect(produceBatches(ctx, frames([{ partition: 2, batch: batch(1) }]))).rejects.toMatchObject({ code: 'UNKNOWN_TOPIC_OR_PARTITION' });
     await expect(produceBatches(ctx, { topic: 't', batches: 'not base64!' })).rejects.toMatchObject({ code: 'INVALID_REQUEST' });
     await expect(produceBatches(ctx, frames([{ partition: 0, batch: batch(1, { producerId: 999, producerEpoch: 0, baseSequence: 0 }) }]))).rejects.toMatchObject({ code: 'UNKNOWN_PRODUCER_ID' });
-    for (const p of [0, 1]) expect((await getPartitionState(ctx, topic, p)).nextOffset).toBe(0);
+    for (const p of [0, 1]) expect((await getPartitionState(ctx, topic, p)).logEndOffset).toBe(0);
   });
 });

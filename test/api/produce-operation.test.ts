@@ -58,7 +58,7 @@ describe('produce (JSON)', () => {
     await expect(produce(ctx, { topic: 't', producerId: 1, producerEpoch: 0, sequences: [{ partition: 0, baseSequence: 0 }, { partition: 0, baseSequence: 1 }], records: [{ value: 'a', partition: 0 }] })).rejects.toThrow(/appears twice/);
     await expect(produce(ctx, { topic: 't', producerId: 1, producerEpoch: 0, sequences: [{ partition: 0, baseSequence: 0 }, { partition: 1, baseSequence: 0 }], records: [{ value: 'a', partition: 0 }] })).rejects.toThrow(/no record goes to it/);
     await expect(produce(ctx, { topic: 't', producerId: 12345, producerEpoch: 0, sequences: [{ partition: 0, baseSequence: 0 }], records: [{ value: 'a', partition: 0 }] })).rejects.toMatchObject({ code: 'UNKNOWN_PRODUCER_ID' });
-    for (const p of [0, 1]) expect((await getPartitionState(ctx, topic, p)).nextOffset).toBe(0);
+    for (const p of [0, 1]) expect((await getPartitionState(ctx, topic, p)).logEndOffset).toBe(0);
   });
 
   it('a record without timestamp gets the append time from the context clock', async () => {

@@ -3,7 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import { PARTITION_LEADER_EPOCH, stampRange } from '../../lib/log/batch-stamp.js';
 import type { ManifestRange } from '../../lib/metadata/types.js';
-import { decodeRecordBatches, encodeRecordBatch, validateRecordBatch } from '../../lib/records/index.js';
+import { encodeRecordBatch, validateRecordBatch } from '../../lib/records/index.js';
+import { decodeRecordBatches } from '../support/record-batches.js';
 
 const batch = (n: number, tag: string) =>
   encodeRecordBatch(Array.from({ length: n }, (_, i) => ({ timestamp: 1000 + i, key: null, value: Buffer.from(`${tag}${i}`) })), { baseOffset: 0, partitionLeaderEpoch: -1 });

@@ -31,6 +31,6 @@ describe('deleteTopic (emulator)', () => {
     await expect(deleteTopic(ctx, 't')).rejects.toMatchObject({ code: 'UNKNOWN_TOPIC_OR_PARTITION' });
     const again = await createTopic(ctx, 't', 1);
     expect(again.id).not.toBe(topic.id);
-    expect((await getPartitionState(ctx, again, 0)).nextOffset).toBe(0);
+    expect((await getPartitionState(ctx, again, 0)).logEndOffset).toBe(0);
   });
 });

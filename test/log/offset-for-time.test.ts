@@ -2,17 +2,17 @@
 // within [logStartOffset, highWatermark): an intake range read whole, a merged segment through its
 // time index.
 import { describe, expect, it } from 'vitest';
-import { decodeEntries } from '../../lib/log/manifest-entry.js';
-import { offsetForTimeInItem } from '../../lib/log/offset-for-time.js';
+import { decodeEntries, segmentRange } from '../../lib/log/manifest-entry.js';
+import { offsetForTimeInRange } from '../../lib/log/offset-for-time.js';
 import { spillTail } from '../../lib/log/spill.js';
 import { allSegmentItems } from '../../lib/metadata/manifest.js';
 import { getPartitionState } from '../../lib/metadata/partition-state.js';
-import type { SegmentItem } from '../../lib/metadata/types.js';
+import type { MergedSegmentItem } from '../../lib/metadata/types.js';
 import { createTopic } from '../../lib/metadata/topics.js';
 import { createTestContext } from '../support/storage.js';
 import { appendValues, runOnce, withClock } from './maintenance-support.js';
 
-describe('offsetForTimeInItem (emulator)', () => {
+describe('offsetForTimeInRange (emulator)', () => {
   it('intake range: first record with timestamp >= target, bounded by log start and high watermark', async () => {
     const ctx = await createTestContext();
     const topic = await createTopic(ctx, 't', 1);
@@ -20,10 +20,10 @@ describe('offsetForTimeInItem (emulator)', () => {
     await appendValues(ctx, topic, ['b', 'c'], 200);
     const state = await getPartitionState(ctx, topic, 0);
     const [, second] = decodeEntries(ctx, state.tailBase, state.tail);
-    expect(await offsetForTimeInItem(ctx, second, 150, 0, 3)).toEqual({ offset: 1, timestamp: 200 });
-    expect(await offsetForTimeInItem(ctx, second, 200, 2, 3)).toEqual({ offset: 2, timestamp: 200 }); // below the log start: skipped
-    expect(await offsetForTimeInItem(ctx, second, 200, 0, 1)).toBeUndefined(); // at or past the high watermark: not visible
-    expect(await offsetForTimeInItem(ctx, second, 201, 0, 3)).toBeUndefined();
+    expect(await offsetForTimeInRange(ctx, second, 150, 0, 3)).toEqual({ offset: 1, timestamp: 200 });
+    expect(await offsetForTimeInRange(ctx, second, 200, 2, 3)).toEqual({ offset: 2, timestamp: 200 }); // below the log start: skipped
+    expect(await offsetForTimeInRange(ctx, second, 200, 0, 1)).toBeUndefined(); // at or past the high watermark: not visible
+    expect(await offsetForTimeInRange(ctx, second, 201, 0, 3)).toBeUndefined();
   });
 
   it('merged segment: through its .timeindex and .index', async () => {
@@ -34,13 +34,13 @@ describe('offsetForTimeInItem (emulator)', () => {
     await spillTail(ctx, topic, await getPartitionState(ctx, topic, 0));
     ctx.advance(10 * 60_000);
     await runOnce(ctx);
-    const merged: SegmentItem[] = [];
+    const merged: MergedSegmentItem[] = [];
     for await (const item of allSegmentItems(ctx, topic, 0)) if (!item.entries) merged.push(item);
     expect(merged.length).toBeGreaterThan(0);
-    const item = merged[0];
+    const item = segmentRange(merged[0]);
     expect(item.timeIndexKey).toBeDefined();
-    expect(await offsetForTimeInItem(ctx, item, 1035, 0, 8)).toEqual({ offset: 4, timestamp: 1040 });
-    expect(await offsetForTimeInItem(ctx, item, 0, 0, 8)).toEqual({ offset: item.baseOffset, timestamp: 1000 + 10 * item.baseOffset });
-    expect(await offsetForTimeInItem(ctx, item, 99_999, 0, 8)).toBeUndefined();
+    expect(await offsetForTimeInRange(ctx, item, 1035, 0, 8)).toEqual({ offset: 4, timestamp: 1040 });
+    expect(await offsetForTimeInRange(ctx, item, 0, 0, 8)).toEqual({ offset: item.baseOffset, timestamp: 1000 + 10 * item.baseOffset });
+    expect(await offsetForTimeInRange(ctx, item, 99_999, 0, 8)).toBeUndefined();
   });
 });

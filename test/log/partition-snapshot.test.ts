@@ -13,10 +13,10 @@ import {
 } from '../../lib/log/partition-snapshot.js';
 import { allSegmentItems, putSpillItem } from '../../lib/metadata/manifest.js';
 import { createPartitionStates } from '../../lib/metadata/partition-state.js';
-import type { PartitionState, SegmentItem } from '../../lib/metadata/types.js';
+import type { ManifestEntry, PartitionState, SegmentItem, SpilledItem } from '../../lib/metadata/types.js';
 import { createTestContext } from '../support/storage.js';
 
-const item = (baseOffset: number, lastOffset: number, objectKey = `o${baseOffset}-${lastOffset}`): SegmentItem => ({
+const item = (baseOffset: number, lastOffset: number, objectKey = `o${baseOffset}-${lastOffset}`): SpilledItem => ({
   baseOffset,
   lastOffset,
   count: lastOffset - baseOffset + 1,
@@ -27,6 +27,7 @@ const item = (baseOffset: number, lastOffset: number, objectKey = `o${baseOffset
   maxTimestamp: 0,
   createdAt: 0,
   epoch: 0,
+  entries: [`1,0,1,0,0,0,k${objectKey}` as ManifestEntry],
 });
 const snapshot = (items: SegmentItem[], state: Partial<PartitionState>): PartitionSnapshot => ({
   topic: { name: 't', id: 'X' },
@@ -48,7 +49,7 @@ describe('pure parts', () => {
     expect(itemsBelowTail(snapshot([item(0, 9), item(10, 19)], { tailBase: 15 })).map((i) => i.baseOffset)).toEqual([0]);
   });
   it('expectedSegmentCount: chain items from the log start below the tail, plus tail entries', () => {
-    const s = snapshot([item(0, 9), item(10, 19), item(10, 14, 'leftover'), item(20, 29), item(30, 39)], { tailBase: 30, logStartOffset: 12, tail: ['e1', 'e2'] });
+    const s = snapshot([item(0, 9), item(10, 19), item(10, 14, 'leftover'), item(20, 29), item(30, 39)], { tailBase: 30, logStartOffset: 12, tail: ['e1', 'e2'] as ManifestEntry[] });
     // chain below tail: [0-9] (below log start: not counted), [10-19], [20-29]; leftover not counted; [30-39] is a pending spill
     expect(expectedSegmentCount(s)).toBe(2 + 2);
   });
@@ -80,7 +81,7 @@ describe('against the emulator', () => {
     for (const i of [item(20, 29), item(0, 9), item(10, 19)]) await putSpillItem(ctx, topic, 0, i);
     const snap = await readPartitionSnapshot(ctx, topic, 0);
     expect(snap.items.map((i) => i.baseOffset)).toEqual([0, 10, 20]);
-    expect(snap.state.nextOffset).toBe(0);
+    expect(snap.state.logEndOffset).toBe(0);
     const changed = { ...snap.items[1], objectKey: 'not-what-is-stored' };
     expect(await deleteItemsIfUnchanged(ctx, topic, 0, [snap.items[0], changed, snap.items[2]])).toBe(2);
     const left: number[] = [];

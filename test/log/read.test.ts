@@ -1,5 +1,5 @@
 // lib/log/read.ts: Kafka's Fetch for one partition against the emulator: from the tail, from
-// spilled items and from a merged segment, decoded or raw; maxBytes and nextOffset; offsets out of
+// spilled items and from a merged segment, decoded or raw; maxBytes and nextFetchOffset; offsets out of
 // range; stale views refreshed.
 import { describe, expect, it } from 'vitest';
 import { readBatches, readRecords } from '../../lib/log/read.js';
@@ -13,17 +13,17 @@ import { appendValues, runOnce, withClock } from './maintenance-support.js';
 const values = (r: { records: { value: Buffer | null }[] }) => r.records.map((x) => x.value!.toString());
 
 describe('readRecords / readBatches (emulator)', () => {
-  it('records from the offset across tail ranges, nextOffset after the last, high watermark and log start', async () => {
+  it('records from the offset across tail ranges, nextFetchOffset after the last, high watermark and log start', async () => {
     const ctx = await createTestContext();
     const topic = await createTopic(ctx, 't', 1);
     await appendValues(ctx, topic, ['a', 'b', 'c']);
     await appendValues(ctx, topic, ['d', 'e']);
     const r = await readRecords(ctx, topic, 0, { offset: 1, maxBytes: 1 << 20 });
     expect(values(r)).toEqual(['b', 'c', 'd', 'e']);
-    expect(r).toMatchObject({ nextOffset: 5, highWatermark: 5, logStartOffset: 0 });
+    expect(r).toMatchObject({ nextFetchOffset: 5, highWatermark: 5, logStartOffset: 0 });
     expect(values(await readRecords(ctx, topic, 0, { offset: 3, maxBytes: 1 << 20 }))).toEqual(['d', 'e']);
     const end = await readRecords(ctx, topic, 0, { offset: 5, maxBytes: 1 << 20 });
-    expect(end).toMatchObject({ records: [], nextOffset: 5, highWatermark: 5 });
+    expect(end).toMatchObject({ records: [], nextFetchOffset: 5, highWatermark: 5 });
   });
 
   it('maxBytes bounds whole batches, but the batch holding the offset always comes', async () => {
@@ -33,7 +33,7 @@ describe('readRecords / readBatches (emulator)', () => {
     await appendValues(ctx, topic, ['d', 'e']);
     const r = await readRecords(ctx, topic, 0, { offset: 1, maxBytes: 1 });
     expect(values(r)).toEqual(['b', 'c']);
-    expect(r.nextOffset).toBe(3);
+    expect(r.nextFetchOffset).toBe(3);
   });
 
   it('beyond the high watermark: OFFSET_OUT_OF_RANGE with the bounds', async () => {
@@ -54,7 +54,7 @@ describe('readRecords / readBatches (emulator)', () => {
     expect(first.header.baseOffset).toBe(0); // starts before the offset asked for
     expect(first.records.map((x) => x.offset)).toEqual([0, 1]);
     expect(second.header.baseOffset).toBe(2);
-    expect(r).toMatchObject({ nextOffset: 3, highWatermark: 3 });
+    expect(r).toMatchObject({ nextFetchOffset: 3, highWatermark: 3 });
     expect((await readBatches(ctx, topic, 0, { offset: 1, maxBytes: 1 })).batches).toHaveLength(1);
   });
 
@@ -69,7 +69,7 @@ describe('readRecords / readBatches (emulator)', () => {
       for (let offset = 0; offset < 12; ) {
         const r = await readRecords(ctx, topic, 0, { offset, maxBytes: 1 << 20 });
         out.push(...values(r));
-        offset = r.nextOffset;
+        offset = r.nextFetchOffset;
       }
       return out;
     };

@@ -5,7 +5,7 @@ import { encodeEntry } from '../../lib/log/manifest-entry.js';
 import { spillItem, spillTail } from '../../lib/log/spill.js';
 import { getSegmentItem, putSpillItem } from '../../lib/metadata/manifest.js';
 import { appendEntry, createPartitionStates, getPartitionState } from '../../lib/metadata/partition-state.js';
-import type { TopicRef } from '../../lib/metadata/types.js';
+import type { ManifestEntry, TopicRef } from '../../lib/metadata/types.js';
 import { createTestContext } from '../support/storage.js';
 
 const topic: TopicRef = { name: 't', id: 'X' };
@@ -35,7 +35,7 @@ describe('spillTail (emulator)', () => {
   async function partitionWith(n: number, now = () => 1000) {
     const ctx = { ...(await createTestContext()), now };
     await createPartitionStates(ctx, topic, [0]);
-    const entries: string[] = [];
+    const entries: ManifestEntry[] = [];
     for (let i = 0; i < n; i++) {
       const entry = encodeEntry(ctx, { count: 2, objectKey: `obj-${i}`, position: 0, size: 10, minTimestamp: 1, maxTimestamp: 2, createdAt: 3 });
       entries.push(entry);
@@ -51,7 +51,7 @@ describe('spillTail (emulator)', () => {
     const after = await getPartitionState(ctx, topic, 0);
     expect(after.tailBase).toBe(6);
     expect(after.tail).toEqual(entries.slice(3));
-    expect(after.nextOffset).toBe(10);
+    expect(after.logEndOffset).toBe(10);
     expect(after.segments).toBe(5 - 3 + 1);
     expect((await getSegmentItem(ctx, topic, 0, 0))?.entries).toEqual(entries.slice(0, 3));
     // the same view again: someone (we) spilled first; nothing moves

@@ -2,7 +2,8 @@
 // intervals and on close; encode/decode round-trip; lookup = largest timestamp <= target.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { TIME_INDEX_ENTRY_SIZE, TimeIndexBuilder, decodeTimeIndex, encodeTimeIndex, lookupTimeIndex } from '../../lib/log/time-index.js';
+import { TIME_INDEX_ENTRY_SIZE, TimeIndexBuilder, encodeTimeIndex, lookupTimeIndex } from '../../lib/log/time-index.js';
+import { decodeTimeIndex } from './index-files.js';
 
 describe('TimeIndexBuilder', () => {
   it('adds an entry once more than the interval was appended before a batch, and a last one on finish', () => {

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { itemBytes, largestPartitionItems, valueBytes } from '../../lib/metadata/item-size.js';
 import { createPartitionStates } from '../../lib/metadata/partition-state.js';
-import { putSpillItem } from '../../lib/metadata/manifest.js';
+import { putMergedItem } from '../support/manifest-items.js';
 import { createTestContext } from '../support/storage.js';
 
 describe('valueBytes', () => {
@@ -39,8 +39,8 @@ describe('largestPartitionItems (emulator)', () => {
     const topic = { name: 't', id: 'X' };
     await createPartitionStates(ctx, topic, [0, 1]);
     const seg = { baseOffset: 0, lastOffset: 0, count: 1, objectKey: 'k'.repeat(500), position: 0, size: 1, minTimestamp: 0, maxTimestamp: 0, createdAt: 0, epoch: 0 };
-    await putSpillItem(ctx, topic, 1, seg);
-    await putSpillItem(ctx, topic, 0, { ...seg, objectKey: 'short' });
+    await putMergedItem(ctx, topic, 1, seg);
+    await putMergedItem(ctx, topic, 0, { ...seg, objectKey: 'short' });
     const out = await largestPartitionItems(ctx, topic, 2);
     expect(out.segment).toBeGreaterThan(500);
     expect(out.segment).toBeLessThan(700);

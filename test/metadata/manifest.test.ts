@@ -16,12 +16,14 @@ import {
   segmentItemsDownFrom,
   touchSpillItem,
 } from '../../lib/metadata/manifest.js';
-import type { SegmentItem, TopicRef } from '../../lib/metadata/types.js';
+import type { ManifestEntry, MergedSegmentItem, SegmentItem, SpilledItem, TopicRef } from '../../lib/metadata/types.js';
 import { conditionFailed, mockedDdbContext } from '../support/mock-ddb.js';
 import { createTestContext } from '../support/storage.js';
 
 const topic: TopicRef = { name: 't', id: 'TID' };
-const seg = (baseOffset: number, over: Partial<SegmentItem> = {}): SegmentItem => ({
+const entry = (e: string) => e as ManifestEntry;
+/** A merged segment's item (or any item, stored raw). */
+const seg = (baseOffset: number, over: Partial<MergedSegmentItem> = {}): MergedSegmentItem => ({
   baseOffset,
   lastOffset: baseOffset + 9,
   count: 10,
@@ -34,18 +36,25 @@ const seg = (baseOffset: number, over: Partial<SegmentItem> = {}): SegmentItem =
   epoch: 0,
   ...over,
 });
+/** A spilled item: the same summary, listing entries. */
+const spill = (baseOffset: number, over: Partial<SpilledItem> = {}): SpilledItem => {
+  const { indexKey: _i, timeIndexKey: _t, mergedCount: _m, ...summary } = seg(baseOffset);
+  return { ...summary, entries: [entry(`e${baseOffset}`)], ...over };
+};
 const stored = (s: SegmentItem) => ({ pk: 'PART#t#TID#0', sk: `SEG#${String(s.baseOffset).padStart(20, '0')}`, ...s });
 
 describe('segmentFromItem', () => {
   it('reads every field; optional ones stay undefined', () => {
-    const s = segmentFromItem(stored(seg(5, { indexKey: 'i', timeIndexKey: 'ti', mergedCount: 3, entries: ['a'] })));
-    expect(s).toEqual(seg(5, { indexKey: 'i', timeIndexKey: 'ti', mergedCount: 3, entries: ['a'] }));
+    const s = segmentFromItem(stored(seg(5, { indexKey: 'i', timeIndexKey: 'ti', mergedCount: 3 })));
+    expect(s).toEqual(seg(5, { indexKey: 'i', timeIndexKey: 'ti', mergedCount: 3 }));
+    expect(segmentFromItem(stored(spill(5, { entries: [entry('a')] })))).toEqual(spill(5, { entries: [entry('a')] }));
     const plain = segmentFromItem(stored(seg(5)));
     expect(plain.indexKey).toBeUndefined();
     expect(plain.entries).toBeUndefined();
   });
   it.each([
     ['entries not strings', { entries: [1] }, /entries/],
+    ['entries beside a merged segment\'s fields', { entries: ['a'], indexKey: 'i' }, /merged segment/],
     ['objectKey missing', { objectKey: undefined }, /objectKey/],
     ['a non-integer offset', { baseOffset: '5' }, /baseOffset/],
     ['a missing size', { size: undefined }, /size/],
@@ -56,28 +65,27 @@ describe('segmentFromItem', () => {
 });
 
 describe('writes', () => {
-  it('putSpillItem: create-only, the transient `intake` field is not stored; refused = false', async () => {
+  it('putSpillItem: create-only; refused = false', async () => {
     const { ctx, mock } = mockedDdbContext();
     mock.on(PutCommand).resolvesOnce({}).rejects(conditionFailed());
-    const item = { ...seg(5, { entries: ['x'] }), intake: { some: 'thing' } } as unknown as SegmentItem;
+    const item = spill(5, { entries: [entry('x')] });
     expect(await putSpillItem(ctx, topic, 0, item)).toBe(true);
     const input = mock.commandCalls(PutCommand)[0].args[0].input;
     expect(input.ConditionExpression).toBe('attribute_not_exists(pk)');
     expect(input.Item).toMatchObject({ pk: 'PART#t#TID#0', sk: 'SEG#00000000000000000005', objectKey: 'obj-5', entries: ['x'] });
-    expect(input.Item).not.toHaveProperty('intake');
     expect(await putSpillItem(ctx, topic, 0, item)).toBe(false);
   });
 
   it('touchSpillItem: only createdAt, only if still the item seen', async () => {
     const { ctx, mock } = mockedDdbContext();
     mock.on(UpdateCommand).resolvesOnce({}).rejects(conditionFailed());
-    expect(await touchSpillItem(ctx, topic, 0, seg(5), 777)).toBe(true);
+    expect(await touchSpillItem(ctx, topic, 0, spill(5), 777)).toBe(true);
     const input = mock.commandCalls(UpdateCommand)[0].args[0].input;
     expect(input.Key).toEqual({ pk: 'PART#t#TID#0', sk: 'SEG#00000000000000000005' });
     expect(input.ConditionExpression).toBe('objectKey = :seen AND lastOffset = :seenLast');
     expect(input.UpdateExpression).toBe('SET createdAt = :now');
     expect(input.ExpressionAttributeValues).toEqual({ ':seen': 'obj-5', ':seenLast': 14, ':now': 777 });
-    expect(await touchSpillItem(ctx, topic, 0, seg(5), 777)).toBe(false);
+    expect(await touchSpillItem(ctx, topic, 0, spill(5), 777)).toBe(false);
   });
 
   it('replaceSegmentItem: a put conditioned on the exact item seen; refused = false', async () => {
@@ -155,8 +163,8 @@ describe('deleteAllSegmentItems (exact requests)', () => {
 describe('against the emulator', () => {
   it('queries: get, items down from an offset, first by timestamp, all in order', async () => {
     const ctx = await createTestContext();
-    for (const base of [0, 10, 20, 30]) expect(await putSpillItem(ctx, topic, 0, seg(base))).toBe(true);
-    expect(await putSpillItem(ctx, topic, 0, seg(10, { objectKey: 'other' }))).toBe(false);
+    for (const base of [0, 10, 20, 30]) expect(await putSpillItem(ctx, topic, 0, spill(base))).toBe(true);
+    expect(await putSpillItem(ctx, topic, 0, spill(10, { objectKey: 'other' }))).toBe(false);
     expect((await getSegmentItem(ctx, topic, 0, 10))?.objectKey).toBe('obj-10');
     expect(await getSegmentItem(ctx, topic, 0, 11)).toBeUndefined();
     expect((await segmentItemsDownFrom(ctx, topic, 0, 25, 3)).map((s) => s.baseOffset)).toEqual([20, 10, 0]);
@@ -171,8 +179,8 @@ describe('against the emulator', () => {
     expect(await deleteSegmentItem(ctx, topic, 0, 10, { objectKey: 'obj-10', lastOffset: 18 })).toBe(false);
     expect(await replaceSegmentItem(ctx, topic, 0, seg(0, { lastOffset: 19, objectKey: 'm' }), { objectKey: 'obj-0', lastOffset: 9 })).toBe(true);
     expect(await deleteSegmentItem(ctx, topic, 0, 10, { objectKey: 'obj-10', lastOffset: 19 })).toBe(true);
-    expect(await touchSpillItem(ctx, topic, 0, seg(10), 5)).toBe(false); // gone
-    expect(await touchSpillItem(ctx, topic, 0, seg(20), 5)).toBe(true);
+    expect(await touchSpillItem(ctx, topic, 0, spill(10), 5)).toBe(false); // gone
+    expect(await touchSpillItem(ctx, topic, 0, spill(20), 5)).toBe(true);
     expect((await getSegmentItem(ctx, topic, 0, 20))?.createdAt).toBe(5);
     expect(await deleteAllSegmentItems(ctx, topic, 0)).toBe(3);
     const left: SegmentItem[] = [];

@@ -25,7 +25,7 @@ const topic: TopicRef = { name: 'my#topic', id: 'TID', };
 const KEY = { pk: 'PART#my#topic#TID#3', sk: 'STATE' };
 const item = (over: Record<string, unknown> = {}) => ({
   ...KEY,
-  nextOffset: 10,
+  logEndOffset: 10,
   logStartOffset: 2,
   tailBase: 4,
   tail: ['e1'],
@@ -41,7 +41,7 @@ const item = (over: Record<string, unknown> = {}) => ({
 describe('partitionStateFromItem', () => {
   it('takes topic, id and partition from the key (a topic name may contain #)', () => {
     const s = partitionStateFromItem(item({ owner: 'me' }));
-    expect(s).toMatchObject({ topic: 'my#topic', topicId: 'TID', partition: 3, nextOffset: 10, tailBase: 4, tail: ['e1'], owner: 'me', epoch: 5 });
+    expect(s).toMatchObject({ topic: 'my#topic', topicId: 'TID', partition: 3, logEndOffset: 10, tailBase: 4, tail: ['e1'], owner: 'me', epoch: 5 });
     expect(partitionStateFromItem(item()).owner).toBeUndefined();
   });
   it('missing producer maps read as empty', () => {
@@ -52,7 +52,7 @@ describe('partitionStateFromItem', () => {
     ['a malformed key', { pk: 'TOPICS' }, /malformed key/],
     ['a tail that is not a list of strings', { tail: [1] }, /tail/],
     ['a missing tail', { tail: undefined }, /tail/],
-    ['a non-integer counter', { nextOffset: '10' }, /nextOffset/],
+    ['a non-integer counter', { logEndOffset: '10' }, /logEndOffset/],
     ['a fractional counter', { bytes: 1.5 }, /bytes/],
     ['a missing epoch', { epoch: undefined }, /epoch/],
   ])('%s is a clear error', (_what, over, message) => {
@@ -64,7 +64,7 @@ describe('reads', () => {
   it('strongly consistent GetItem on the STATE key; missing = undefined / UNKNOWN_TOPIC_OR_PARTITION', async () => {
     const { ctx, mock } = mockedDdbContext();
     mock.on(GetCommand).resolvesOnce({ Item: item() }).resolves({});
-    expect((await readPartitionState(ctx, topic, 3))?.nextOffset).toBe(10);
+    expect((await readPartitionState(ctx, topic, 3))?.logEndOffset).toBe(10);
     expect(mock.commandCalls(GetCommand)[0].args[0].input).toMatchObject({ Key: KEY, ConsistentRead: true, TableName: 'tbl' });
     expect(await readPartitionState(ctx, topic, 3)).toBeUndefined();
     await expect(getPartitionState(ctx, topic, 3)).rejects.toMatchObject({ code: 'UNKNOWN_TOPIC_OR_PARTITION', details: { topic: 'my#topic', partition: 3 } });
@@ -80,7 +80,7 @@ describe('createPartitionStates', () => {
     expect(puts).toHaveLength(2);
     for (const p of puts) {
       expect(p.ConditionExpression).toBe('attribute_not_exists(pk)');
-      expect(p.Item).toMatchObject({ sk: 'STATE', nextOffset: 0, logStartOffset: 0, tailBase: 0, tail: [], epoch: 0, expiresAt: 0, bytes: 0, segments: 0, producers: {}, producerBases: {} });
+      expect(p.Item).toMatchObject({ sk: 'STATE', logEndOffset: 0, logStartOffset: 0, tailBase: 0, tail: [], epoch: 0, expiresAt: 0, bytes: 0, segments: 0, producers: {}, producerBases: {} });
     }
   });
   it('any other failure reaches the caller', async () => {
