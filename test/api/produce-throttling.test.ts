@@ -31,8 +31,8 @@ describe('produce: 429 is definite, an unknown outcome is 503 REQUEST_TIMED_OUT'
     expect(res).toMatchObject({ status: 429, body: { error: { code: 'THROTTLING', retriable: true } } });
     sdk.fault = () => undefined;
     const stateAfter = await getPartitionState(ctx, topic, 0);
-    expect({ nextOffset: stateAfter.nextOffset, tail: stateAfter.tail, bytes: stateAfter.bytes }).toEqual({
-      nextOffset: stateBefore.nextOffset,
+    expect({ logEndOffset: stateAfter.logEndOffset, tail: stateAfter.tail, bytes: stateAfter.bytes }).toEqual({
+      logEndOffset: stateBefore.logEndOffset,
       tail: stateBefore.tail,
       bytes: stateBefore.bytes,
     });

@@ -67,7 +67,7 @@ describe('malformed stored items', () => {
 
   it('a STATE item with malformed producerBases is a clear error', async () => {
     const topic = { name: name('t'), id: 'abc' };
-    const state = { nextOffset: 0, logStartOffset: 0, tailBase: 0, tail: [], epoch: 0, expiresAt: 0, bytes: 0, segments: 0 };
+    const state = { logEndOffset: 0, logStartOffset: 0, tailBase: 0, tail: [], epoch: 0, expiresAt: 0, bytes: 0, segments: 0 };
     await put({ ...stateKey(topic, 0), ...state, producerBases: [3] });
     await expect(getPartitionState(ctx, topic, 0)).rejects.toThrow(/STATE item: producerBases is malformed/);
     await put({ ...stateKey(topic, 0), ...state, producerBases: { 7: 'three' } });
