@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { SluiceContext } from '../../lib/context.js';
 import { appendToPartitions } from '../../lib/log/append.js';
 import { readRecords } from '../../lib/log/read.js';
-import { TAIL_MAX_ENTRIES } from '../../lib/log/spill.js';
+import { TAIL_MAX_ENTRIES, TAIL_ROOM_ENTRIES } from '../../lib/log/spill.js';
 import { getPartitionState } from '../../lib/metadata/partition-state.js';
 import { createTopic } from '../../lib/metadata/topics.js';
 import type { TopicRef } from '../../lib/metadata/types.js';
@@ -60,7 +60,7 @@ describe('throttling', () => {
     expect(await values(ctx, t)).toEqual(['0:a', '1:b']);
   });
 
-  it('a throttled spill does not fail the append that filled the tail; the next append spills and lands', async () => {
+  it('a throttled spill does not fail the append that filled the tail; once the room is used up appends fail retriably; then the next append spills and lands', async () => {
     const ctx = await createTestContext();
     const t = await createTopic(ctx, 't', 1);
     const sdk = observeSdk(ctx);
@@ -69,22 +69,26 @@ describe('throttling', () => {
       await appendToPartitions(ctx, t, [{ partition: 0, records: records(`f${i}`) }]);
       expected.push(`${i}:f${i}`);
     }
-    // The append filling the tail spills it after its commit: throttled away. Acknowledged anyway.
+    // The appends bringing the tail to TAIL_MAX_ENTRIES and to TAIL_ROOM_ENTRIES spill it after
+    // their commits: throttled away. Acknowledged anyway, and the room beyond takes the others.
     sdk.fault = (call) => (isSpillPut(call) ? { when: 'before', error: throttlingError('ThrottlingException') } : undefined);
-    expect(await appendToPartitions(ctx, t, [{ partition: 0, records: records('full') }])).toEqual([{ partition: 0, baseOffset: TAIL_MAX_ENTRIES - 1, count: 1 }]);
-    expected.push(`${TAIL_MAX_ENTRIES - 1}:full`);
-    expect((await getPartitionState(ctx, t, 0)).tail).toHaveLength(TAIL_MAX_ENTRIES);
+    for (let i = TAIL_MAX_ENTRIES - 1; i < TAIL_ROOM_ENTRIES; i++) {
+      expect(await appendToPartitions(ctx, t, [{ partition: 0, records: records(`r${i}`) }])).toEqual([{ partition: 0, baseOffset: i, count: 1 }]);
+      expected.push(`${i}:r${i}`);
+    }
+    expect(sdk.calls.filter(isSpillPut).length).toBeGreaterThanOrEqual(2);
+    expect((await getPartitionState(ctx, t, 0)).tail).toHaveLength(TAIL_ROOM_ENTRIES);
     // Still throttled: the next append meets the full tail, cannot spill, fails retriably, changes nothing.
     const [refused] = await appendToPartitions(ctx, t, [{ partition: 0, records: records('never') }]);
     expect(refused).toMatchObject({ partition: 0, error: { code: 'THROTTLING', retriable: true } });
-    expect((await getPartitionState(ctx, t, 0)).logEndOffset).toBe(TAIL_MAX_ENTRIES);
+    expect((await getPartitionState(ctx, t, 0)).logEndOffset).toBe(TAIL_ROOM_ENTRIES);
     // Throttling over: spill (put, remove), then the commit.
     sdk.fault = () => undefined;
     sdk.calls.length = 0;
-    expect(await appendToPartitions(ctx, t, [{ partition: 0, records: records('c') }])).toEqual([{ partition: 0, baseOffset: TAIL_MAX_ENTRIES, count: 1 }]);
+    expect(await appendToPartitions(ctx, t, [{ partition: 0, records: records('c') }])).toEqual([{ partition: 0, baseOffset: TAIL_ROOM_ENTRIES, count: 1 }]);
     expect(sdk.calls.filter(isSpillPut)).toHaveLength(1);
     expect(sdk.calls.filter(isSpillRemove)).toHaveLength(1);
-    expect(await values(ctx, t)).toEqual([...expected, `${TAIL_MAX_ENTRIES}:c`]);
+    expect(await values(ctx, t)).toEqual([...expected, `${TAIL_ROOM_ENTRIES}:c`]);
   });
 
   it('reports a throttled read as retriable THROTTLING, never as data or an offset error', async () => {

@@ -19,7 +19,7 @@
 import { expect } from 'vitest';
 import type { SluiceContext } from '../../lib/context.js';
 import { appendToPartitions } from '../../lib/log/append.js';
-import { spillItem, TAIL_MAX_ENTRIES } from '../../lib/log/spill.js';
+import { spillItem, TAIL_MAX_ENTRIES, TAIL_ROOM_ENTRIES } from '../../lib/log/spill.js';
 import { putSpillItem } from '../../lib/metadata/manifest.js';
 import { getPartitionState } from '../../lib/metadata/partition-state.js';
 import { createTopic } from '../../lib/metadata/topics.js';
@@ -144,9 +144,10 @@ const SCRIPT: Step[] = [
 const PRODUCER = { producerId: 7001, producerEpoch: 0 };
 
 /**
- * Another process fills the tail (its own spills failing, as if it died each time right after its
- * commit) and then begins a spill of the tail's first entries and dies: SEG#<tailBase> exists,
- * listing a shorter prefix than the tail.
+ * Another process fills the tail to its last slot (its own spills failing, as if it died each time
+ * right after its commit) and then begins a spill of the tail's first entries and dies:
+ * SEG#<tailBase> exists, listing a shorter prefix than the tail. The writer's next append is then
+ * refused for room, reads STATE and adopts that item.
  */
 async function leaveFullTailAndDeadSpiller(shared: SluiceContext, topic: TopicRef, ledger: Ledger): Promise<void> {
   const helper = startProcess(shared);
@@ -154,7 +155,7 @@ async function leaveFullTailAndDeadSpiller(shared: SluiceContext, topic: TopicRe
   sdk.fault = (call) => (isSpillPut(call) ? { when: 'before', error: Object.assign(new Error('died'), { name: 'SimulatedCrash' }) } : undefined);
   for (;;) {
     const state = await getPartitionState(helper, topic, 0);
-    if (state.tail.length >= TAIL_MAX_ENTRIES) {
+    if (state.tail.length >= TAIL_ROOM_ENTRIES) {
       sdk.fault = () => undefined;
       await putSpillItem(helper, topic, 0, spillItem(helper, state.tailBase, state.tail.slice(0, 3)));
       return;

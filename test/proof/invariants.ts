@@ -2,7 +2,7 @@
 // batches it tried to append (values unique per batch, see processes.ts) with what each attempt
 // was told, then asks the checker to compare the stored log with it:
 //   - STATE is consistent: logStartOffset <= tailBase, tailBase + the tail's counts = logEndOffset,
-//     the tail holds at most TAIL_MAX_ENTRIES entries;
+//     the tail holds at most TAIL_ROOM_ENTRIES entries;
 //   - the manifest (SEG items below tailBase, each standing for its spilled entries from its base or
 //     for a merged segment, then STATE's tail from tailBase) tiles [logStartOffset, logEndOffset)
 //     without gap or overlap; an item at or above tailBase is a pending spill: at tailBase, listing
@@ -21,7 +21,7 @@ import type { SluiceError } from '../../lib/errors.js';
 import type { SluiceContext } from '../../lib/context.js';
 import type { PartitionAppendResult } from '../../lib/log/append.js';
 import { decodeEntries, entriesCount, rangesOf } from '../../lib/log/manifest-entry.js';
-import { TAIL_MAX_ENTRIES } from '../../lib/log/spill.js';
+import { TAIL_ROOM_ENTRIES } from '../../lib/log/spill.js';
 import { allSegmentItems } from '../../lib/metadata/manifest.js';
 import { getPartitionState } from '../../lib/metadata/partition-state.js';
 import type { PartitionState, TopicRef } from '../../lib/metadata/types.js';
@@ -106,7 +106,7 @@ export async function checkManifest(ctx: SluiceContext, topic: TopicRef, partiti
   expect(state.topicId, `${where}: STATE of topic id ${topic.id}`).toBe(topic.id);
   expect(logStartOffset, `${where}: logStartOffset ${logStartOffset} <= tailBase ${tailBase}`).toBeLessThanOrEqual(tailBase);
   expect(tailBase + entriesCount(tail), `${where}: tailBase ${tailBase} + the tail's ${tail.length} entries = logEndOffset`).toBe(logEndOffset);
-  expect(tail.length, `${where}: the tail holds at most ${TAIL_MAX_ENTRIES} entries`).toBeLessThanOrEqual(TAIL_MAX_ENTRIES);
+  expect(tail.length, `${where}: the tail holds at most ${TAIL_ROOM_ENTRIES} entries`).toBeLessThanOrEqual(TAIL_ROOM_ENTRIES);
 
   // Below tailBase: the SEG items' ranges (spilled entries from each item's base, or a merged
   // segment). A merge swaps its item in before it deletes the items it replaced, so an item may
