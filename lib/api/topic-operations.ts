@@ -7,6 +7,7 @@
 //   DELETE /v1/topics/{topic}                                             -> 204, data deleted
 import * as z from 'zod';
 import type { SluiceContext } from '../context.js';
+import { PARTITION_LEADER_EPOCH } from '../log/batch-stamp.js';
 import { getPartitionState } from '../metadata/partition-state.js';
 import type { TopicRef } from '../metadata/types.js';
 import { deleteTopic } from '../log/delete-topic.js';
@@ -59,7 +60,10 @@ async function describePartitions(ctx: SluiceContext, topic: TopicRef, count: nu
         partition: s.partition,
         logStartOffset: s.logStartOffset,
         highWatermark: s.logEndOffset,
-        leaderEpoch: s.epoch,
+        // The epoch every batch of the partition carries (batch-stamp.ts), as Kafka's describe
+        // answers the epoch its batches are stamped with; the maintenance lease's own epoch fences
+        // maintainers only and is not the clients' business.
+        leaderEpoch: PARTITION_LEADER_EPOCH,
         segments: s.segments,
         bytes: s.bytes,
       });
