@@ -8,6 +8,7 @@
 // stored RecordBatches undecoded (batch-body.ts), as a Kafka broker answers a Fetch.
 import { setTimeout as sleep } from 'node:timers/promises';
 import * as z from 'zod';
+import { SluiceError } from '../errors.js';
 import type { SluiceContext } from '../context.js';
 import { listOffsets } from '../log/list-offsets.js';
 import { readBatches, readRecords, type ReadResult } from '../log/read.js';
@@ -31,6 +32,11 @@ export const MAX_READ_BYTES_PER_FETCH = 3 * 1024 * 1024;
 export const LONG_POLL_INTERVAL_MS = 75;
 /** JSON bytes of records per fetch response, under Lambda's 6 MB response limit with room to spare. */
 export const RESPONSE_BUDGET_BYTES = 5 * 1024 * 1024;
+/**
+ * Most JSON bytes one record may take in an answer: Lambda's 6 MB response limit less the
+ * answer's own fields. A record of max.message.bytes (at most 4 MiB) always fits in base64.
+ */
+export const MAX_JSON_RECORD_BYTES = 6_000_000;
 
 const partitionParam = intParam(0, 2_147_483_647);
 
@@ -182,10 +188,20 @@ function toResponse(result: ReadResult, offset: number, encoding: Encoding) {
       value: encodeBytes(r.value, encoding),
       headers: r.headers.map((h) => ({ key: h.key, value: encodeBytes(h.value, encoding) })),
     };
-    budget -= recordJsonBytes(record) + 1;
+    const size = recordJsonBytes(record) + 1;
+    budget -= size;
     if (budget < 0 && records.length > 0) {
       nextFetchOffset = r.offset;
       break;
+    }
+    // Alone in the answer and still over what a Lambda response carries: only utf8 can do that
+    // (JSON escapes a control byte into 6 characters), so say how to read it instead of failing.
+    if (size > MAX_JSON_RECORD_BYTES) {
+      throw new SluiceError(
+        'MESSAGE_TOO_LARGE',
+        `the record at offset ${r.offset} is ${size} bytes as ${encoding} JSON, over the ${MAX_JSON_RECORD_BYTES} bytes one answer carries; fetch it with encoding=base64 or the record-batches format`,
+        { offset: r.offset, size, maxBytes: MAX_JSON_RECORD_BYTES },
+      );
     }
     records.push(record);
     payloadBytes += (r.key?.length ?? 0) + (r.value?.length ?? 0);

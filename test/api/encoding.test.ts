@@ -29,3 +29,11 @@ describe('encoding', () => {
     expect(encodeBytes(backing.subarray(1, 3), 'base64')).toBe(Buffer.from([2, 3]).toString('base64'));
   });
 });
+
+describe('decodeBytes on values of max.message.bytes', () => {
+  it('checks a multi-megabyte base64 value without exhausting the stack', () => {
+    const bytes = Buffer.alloc(4 * 1024 * 1024, 7);
+    expect(decodeBytes(bytes.toString('base64'), 'base64', 'records[0].value')!.equals(bytes)).toBe(true);
+    expect(() => decodeBytes(`${bytes.toString('base64').slice(0, -4)}A=A=`, 'base64', 'records[0].value')).toThrow(/not valid base64/);
+  });
+});
