@@ -11,8 +11,10 @@
 //                 5 metadata              every DynamoDB item of the log and topics: keys, reads, writes
 //                 6 log                   append, read, spill, merge, retention, sweep, topic deletion
 //                 7 groups                consumer groups (their items are written by group-store.ts)
-//                 8 api                   operations, validation, HTTP/Lambda routing
-//                 9 local                 the local server over the emulators
+//                 8 subscriptions         push delivery: subscription items, poller leases, the dispatcher
+//                 9 api                   operations, validation, HTTP/Lambda routing
+//                10 kafka                 the Kafka wire-protocol gateway (reuses api's broker-side checks)
+//                11 local                 the local server over the emulators
 //   client        3 client                the SDK: imports no server code
 //                 4 cli, index            the `sluice` CLI; the package entry
 //
@@ -29,7 +31,7 @@ const SHARED: readonly (readonly string[])[] = [['errors'], ['records', 'partiti
 
 /** Each stack lists its layers bottom → top; the shared base is the bottom of both. */
 export const STACKS: readonly (readonly (readonly string[])[])[] = [
-  [...SHARED, ['observability'], ['context'], ['metadata'], ['log'], ['groups'], ['api'], ['local']],
+  [...SHARED, ['observability'], ['context'], ['metadata'], ['log'], ['groups'], ['subscriptions'], ['api'], ['kafka'], ['local']],
   [...SHARED, ['client'], ['cli', 'index']],
 ];
 
