@@ -28,3 +28,26 @@ export const SluiceMetric = {
 } as const;
 
 export type SluiceMetricName = (typeof SluiceMetric)[keyof typeof SluiceMetric];
+
+/**
+ * Push delivery (lib/subscriptions): per-subscription metrics of the dispatcher, emitted with the
+ * dimensions `service` and `subscription` (SUBSCRIPTION_DIMENSION), as Lambda's event source
+ * mappings report IteratorAge and OffsetLag per mapping. The dashboard and the iterator-age alarm
+ * (infra/sluice-monitoring.ts) read them under these names.
+ */
+export const SubscriptionMetric = {
+  /** Records of the subscribed topic not yet delivered (log end offset − committed offset, summed over partitions). */
+  OffsetLag: 'OffsetLag',
+  /** Milliseconds since the oldest undelivered record was appended (Kinesis's IteratorAge); 0 when caught up. */
+  IteratorAge: 'IteratorAge',
+  /** Records the target accepted. */
+  DeliveredRecords: 'DeliveredRecords',
+  /** Batches the target accepted (one invocation or request each). */
+  DeliveredBatches: 'DeliveredBatches',
+  /** Deliveries that failed (an error, a timeout, a non-2xx answer, reported item failures) and will be retried or given up. */
+  DeliveryFailures: 'DeliveryFailures',
+  /** Records whose metadata went to the onFailure destination after retries or record age ran out. */
+  OnFailureRecords: 'OnFailureRecords',
+} as const;
+
+export const SUBSCRIPTION_DIMENSION = 'subscription';
