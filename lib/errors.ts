@@ -12,6 +12,7 @@ export type ErrorCode =
   | 'OFFSET_OUT_OF_RANGE'
   | 'MESSAGE_TOO_LARGE'
   | 'CORRUPT_MESSAGE'
+  | 'INVALID_RECORD'
   | 'ILLEGAL_GENERATION'
   | 'UNKNOWN_MEMBER_ID'
   | 'INCONSISTENT_GROUP_PROTOCOL'
@@ -41,6 +42,8 @@ const RETRIABLE: Readonly<Record<ErrorCode, boolean>> = {
   OFFSET_OUT_OF_RANGE: false,
   MESSAGE_TOO_LARGE: false,
   CORRUPT_MESSAGE: false,
+  // A record the topic refuses by its config, e.g. one without a key in a compacted topic.
+  INVALID_RECORD: false,
   ILLEGAL_GENERATION: false,
   UNKNOWN_MEMBER_ID: false,
   INCONSISTENT_GROUP_PROTOCOL: false,

@@ -28,6 +28,7 @@ import { PRODUCER_ENTRY_IDLE_MS, MAX_PRODUCERS_PER_PARTITION, classifyRefusedSeq
 import { intakeObjectKey } from './segment-name.js';
 import { TAIL_MAX_ENTRIES, TAIL_ROOM_ENTRIES, spillTail } from './spill.js';
 import { putObject } from './object-store.js';
+import { keylessRecordRefusals } from './compaction/keyless-records.js';
 
 /**
  * One partition's part of a produce request: records to encode here, or a RecordBatch a client
@@ -82,8 +83,10 @@ export async function appendToPartitions(
   const results: PartitionAppendResult[] = new Array(appends.length);
   const writes: PartitionWrite[] = [];
   const seen = new Set<number>();
+  const refusals = await keylessRecordRefusals(ctx, topic, appends);
   appends.forEach((append, index) => {
     try {
+      if (refusals[index]) throw refusals[index];
       if (append.records?.length === 0) throw new SluiceError('INVALID_REQUEST', 'an append needs at least one record');
       if (seen.has(append.partition)) {
         throw new SluiceError('INVALID_REQUEST', `partition ${append.partition} appears twice in one append`);

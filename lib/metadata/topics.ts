@@ -25,10 +25,34 @@ export interface TopicConfig {
   readonly 'segment.ms': number;
   /** Largest record (approximate encoded size) a producer may send. */
   readonly 'max.message.bytes': number;
-  /** Only 'delete' is supported. */
-  readonly 'cleanup.policy': 'delete';
+  /**
+   * 'delete': retention by time and size removes whole old segments. 'compact': the log cleaner
+   * (lib/log/compaction/) keeps the newest record of every key. 'compact,delete': both.
+   */
+  readonly 'cleanup.policy': CleanupPolicy;
   /** Bytes between offset-index entries. */
   readonly 'index.interval.bytes': number;
+  /** Compaction: the cleaner runs once dirty bytes are at least this share of the log (0..1). */
+  readonly 'min.cleanable.dirty.ratio': number;
+  /** Compaction: a record stays uncompacted at least this long after it was appended. */
+  readonly 'min.compaction.lag.ms': number;
+  /** Compaction: a record is cleaned at most this long after it was appended, whatever the ratio. */
+  readonly 'max.compaction.lag.ms': number;
+  /** Compaction: a tombstone (null value) stays this long after the cleaning that first saw it. */
+  readonly 'delete.retention.ms': number;
+}
+
+/** Kafka's cleanup.policy list, normalized: each policy once, 'compact' first. */
+export type CleanupPolicy = 'delete' | 'compact' | 'compact,delete';
+
+/** Whether the topic's log is compacted by key (its records must have keys). */
+export function isCompacted(config: Pick<TopicConfig, 'cleanup.policy'>): boolean {
+  return config['cleanup.policy'] !== 'delete';
+}
+
+/** Whether retention by time and size applies. */
+export function hasDeletePolicy(config: Pick<TopicConfig, 'cleanup.policy'>): boolean {
+  return config['cleanup.policy'] !== 'compact';
 }
 
 export const DEFAULT_TOPIC_CONFIG: TopicConfig = {
@@ -39,6 +63,11 @@ export const DEFAULT_TOPIC_CONFIG: TopicConfig = {
   'max.message.bytes': 1_048_588,
   'cleanup.policy': 'delete',
   'index.interval.bytes': 4096,
+  'min.cleanable.dirty.ratio': 0.5,
+  'min.compaction.lag.ms': 0,
+  // Kafka's default is Long.MAX_VALUE: never forced.
+  'max.compaction.lag.ms': Number.MAX_SAFE_INTEGER,
+  'delete.retention.ms': 86_400_000,
 };
 
 /** Documented limits. */
@@ -56,8 +85,8 @@ export interface TopicMetadata {
   readonly createdAt: number;
 }
 
-/** Numeric config bounds: [min, max]. -1 is allowed only where Kafka gives it a meaning. */
-const NUMERIC_BOUNDS: Record<Exclude<keyof TopicConfig, 'cleanup.policy'>, [number, number]> = {
+/** Integer config bounds: [min, max]. -1 is allowed only where Kafka gives it a meaning. */
+const NUMERIC_BOUNDS: Record<Exclude<keyof TopicConfig, 'cleanup.policy' | 'min.cleanable.dirty.ratio'>, [number, number]> = {
   'retention.ms': [-1, Number.MAX_SAFE_INTEGER],
   'retention.bytes': [-1, Number.MAX_SAFE_INTEGER],
   'segment.bytes': [14, 2_147_483_647],
@@ -65,7 +94,29 @@ const NUMERIC_BOUNDS: Record<Exclude<keyof TopicConfig, 'cleanup.policy'>, [numb
   // One record must fit a request body and a fetch response: Lambda payloads are at most 6 MB.
   'max.message.bytes': [0, MAX_MESSAGE_BYTES_LIMIT],
   'index.interval.bytes': [0, 2_147_483_647],
+  'min.compaction.lag.ms': [0, Number.MAX_SAFE_INTEGER],
+  'max.compaction.lag.ms': [1, Number.MAX_SAFE_INTEGER],
+  'delete.retention.ms': [0, Number.MAX_SAFE_INTEGER],
 };
+
+/** Kafka's cleanup.policy: a comma-separated list of 'compact' and 'delete' (either order, each once). */
+function parseCleanupPolicy(raw: unknown): CleanupPolicy {
+  const parts = typeof raw === 'string' ? raw.split(',').map((p) => p.trim()) : [];
+  const policies = new Set(parts);
+  if (parts.length === 0 || policies.size !== parts.length || [...policies].some((p) => p !== 'compact' && p !== 'delete')) {
+    throw new SluiceError('INVALID_CONFIG', `cleanup.policy must be 'delete', 'compact' or 'compact,delete', got ${JSON.stringify(raw)}`);
+  }
+  return policies.size === 2 ? 'compact,delete' : (parts[0] as CleanupPolicy);
+}
+
+/** Kafka's min.cleanable.dirty.ratio: a double from 0 to 1 (a number or a numeric string). */
+function parseDirtyRatio(raw: unknown): number {
+  const value = typeof raw === 'string' && /^\s*(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?\s*$/.test(raw) ? Number(raw) : raw;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > 1) {
+    throw new SluiceError('INVALID_CONFIG', `min.cleanable.dirty.ratio must be a number from 0 to 1, got ${JSON.stringify(raw)}`);
+  }
+  return value;
+}
 
 /** Throws INVALID_TOPIC_EXCEPTION unless `name` follows Kafka's topic naming rules. */
 export function validateTopicName(name: string): void {
@@ -89,17 +140,17 @@ export function validatePartitionCount(count: number): void {
 
 /**
  * Merges user-supplied config over the defaults. Values may be numbers or numeric strings (Kafka's
- * tools send strings). Unknown keys, bad values and unsupported policies are INVALID_CONFIG.
+ * tools send strings). Unknown keys and bad values are INVALID_CONFIG.
  */
 export function resolveTopicConfig(input: Readonly<Record<string, unknown>> = {}): TopicConfig {
   const config: Record<string, unknown> = { ...DEFAULT_TOPIC_CONFIG };
   for (const [key, raw] of Object.entries(input)) {
     if (key === 'cleanup.policy') {
-      if (raw === 'compact' || raw === 'compact,delete' || raw === 'delete,compact') {
-        throw new SluiceError('INVALID_CONFIG', `cleanup.policy '${raw}' is not supported: Sluice implements only 'delete' (retention by time and size), not log compaction by key`);
-      }
-      if (raw !== 'delete') throw new SluiceError('INVALID_CONFIG', `cleanup.policy must be 'delete', got ${JSON.stringify(raw)}`);
-      config[key] = raw;
+      config[key] = parseCleanupPolicy(raw);
+      continue;
+    }
+    if (key === 'min.cleanable.dirty.ratio') {
+      config[key] = parseDirtyRatio(raw);
       continue;
     }
     if (!(key in NUMERIC_BOUNDS)) {

@@ -59,7 +59,7 @@ const cases: Case[] = [
   { name: 'topic: non-ASCII name', method: 'POST', path: topics, body: { name: 'grüße', partitions: 1 }, status: 400, code: 'INVALID_TOPIC_EXCEPTION' },
   { name: 'topic: 250-char name', method: 'POST', path: topics, body: { name: 'a'.repeat(250), partitions: 1 }, status: 400, code: 'INVALID_TOPIC_EXCEPTION', mentions: '249' },
   { name: 'topic: already exists', method: 'POST', path: topics, body: { name: 't', partitions: 1 }, status: 409, code: 'TOPIC_ALREADY_EXISTS' },
-  { name: 'config: compact policy', method: 'POST', path: topics, body: { name: 'x', partitions: 1, config: { 'cleanup.policy': 'compact' } }, status: 400, code: 'INVALID_CONFIG', mentions: 'compact' },
+  { name: 'config: unknown policy in a list', method: 'POST', path: topics, body: { name: 'x', partitions: 1, config: { 'cleanup.policy': 'compact,eat' } }, status: 400, code: 'INVALID_CONFIG', mentions: 'compact' },
   { name: 'config: unknown key', method: 'POST', path: topics, body: { name: 'x', partitions: 1, config: { 'min.insync.replicas': 2 } }, status: 400, code: 'INVALID_CONFIG', mentions: 'min.insync.replicas' },
   { name: 'config: non-numeric value', method: 'POST', path: topics, body: { name: 'x', partitions: 1, config: { 'retention.ms': 'soon' } }, status: 400, code: 'INVALID_CONFIG', mentions: 'retention.ms' },
   { name: 'config: negative value', method: 'POST', path: topics, body: { name: 'x', partitions: 1, config: { 'retention.ms': -5 } }, status: 400, code: 'INVALID_CONFIG', mentions: 'retention.ms' },

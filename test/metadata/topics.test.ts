@@ -68,12 +68,20 @@ describe('resolveTopicConfig', () => {
     const c = resolveTopicConfig({ 'retention.ms': '1000', 'segment.bytes': 2048, 'retention.bytes': -1 });
     expect(c).toEqual({ ...DEFAULT_TOPIC_CONFIG, 'retention.ms': 1000, 'segment.bytes': 2048, 'retention.bytes': -1 });
   });
-  it('refuses unknown keys, compaction, out-of-range and non-integer values with INVALID_CONFIG', () => {
+  it('refuses unknown keys, unknown policies, out-of-range and non-integer values with INVALID_CONFIG', () => {
     for (const input of [
       { 'min.insync.replicas': 2 },
-      { 'cleanup.policy': 'compact' },
-      { 'cleanup.policy': 'compact,delete' },
       { 'cleanup.policy': 'bogus' },
+      { 'cleanup.policy': '' },
+      { 'cleanup.policy': 'compact,compact' },
+      { 'cleanup.policy': 'compact,bogus' },
+      { 'cleanup.policy': ['compact'] },
+      { 'min.cleanable.dirty.ratio': 1.5 },
+      { 'min.cleanable.dirty.ratio': -0.1 },
+      { 'min.cleanable.dirty.ratio': 'half' },
+      { 'min.compaction.lag.ms': -1 },
+      { 'max.compaction.lag.ms': 0 },
+      { 'delete.retention.ms': 1.5 },
       { 'segment.bytes': 13 },
       { 'segment.ms': 0 },
       { 'segment.ms': -1 }, // -1 only where Kafka gives it a meaning
@@ -86,7 +94,25 @@ describe('resolveTopicConfig', () => {
       expect(code(() => resolveTopicConfig(input)), JSON.stringify(input)).toBe('INVALID_CONFIG');
     }
     expect(resolveTopicConfig({ 'cleanup.policy': 'delete' })['cleanup.policy']).toBe('delete');
+    expect(code(() => resolveTopicConfig({ 'delete.retention.ms': 0, 'min.cleanable.dirty.ratio': 0 }))).toBeUndefined();
     expect(resolveTopicConfig({ 'max.message.bytes': MAX_MESSAGE_BYTES_LIMIT })['max.message.bytes']).toBe(MAX_MESSAGE_BYTES_LIMIT);
+  });
+});
+
+describe('compaction configs', () => {
+  it("accepts Kafka's cleanup.policy lists, normalized, and the cleaner's configs with Kafka's defaults", () => {
+    expect(resolveTopicConfig({ 'cleanup.policy': 'compact' })['cleanup.policy']).toBe('compact');
+    expect(resolveTopicConfig({ 'cleanup.policy': 'compact,delete' })['cleanup.policy']).toBe('compact,delete');
+    expect(resolveTopicConfig({ 'cleanup.policy': 'delete, compact' })['cleanup.policy']).toBe('compact,delete');
+    expect(DEFAULT_TOPIC_CONFIG).toMatchObject({
+      'min.cleanable.dirty.ratio': 0.5,
+      'min.compaction.lag.ms': 0,
+      'max.compaction.lag.ms': Number.MAX_SAFE_INTEGER,
+      'delete.retention.ms': 86_400_000,
+    });
+    const c = resolveTopicConfig({ 'min.cleanable.dirty.ratio': '0.25', 'min.compaction.lag.ms': '1000', 'max.compaction.lag.ms': 5000, 'delete.retention.ms': '0' });
+    expect(c).toMatchObject({ 'min.cleanable.dirty.ratio': 0.25, 'min.compaction.lag.ms': 1000, 'max.compaction.lag.ms': 5000, 'delete.retention.ms': 0 });
+    expect(resolveTopicConfig({ 'min.cleanable.dirty.ratio': 1 })['min.cleanable.dirty.ratio']).toBe(1);
   });
 });
 
