@@ -28,7 +28,7 @@ import {
   releasePartitionLease,
   removeIdleProducers,
 } from '../metadata/partition-state.js';
-import { type TopicMetadata, listTopics } from '../metadata/topics.js';
+import { type TopicMetadata, hasDeletePolicy, listTopics } from '../metadata/topics.js';
 import type { PartitionState } from '../metadata/types.js';
 import { logger } from '../observability/logger.js';
 import { type SweepResult, sweepDeletedTopics, sweepIntakeObjects, sweepTopic } from './cleanup.js';
@@ -336,9 +336,11 @@ async function leadPartition(
     snapshot = await readPartitionSnapshot(ctx, meta, partition);
   }
 
+  // cleanup.policy=compact alone keeps every key's newest record forever: no retention by time or size.
+  const deletes = hasDeletePolicy(meta.config);
   const retained = await applyRetention(ctx, lease, snapshot, {
-    retentionMs: meta.config['retention.ms'],
-    retentionBytes: meta.config['retention.bytes'],
+    retentionMs: deletes ? meta.config['retention.ms'] : -1,
+    retentionBytes: deletes ? meta.config['retention.bytes'] : -1,
   });
   report.retention.segments += retained.deletedSegments;
   report.retention.bytes += retained.deletedBytes;
