@@ -26,6 +26,8 @@ export type ErrorCode =
   | 'THROTTLING'
   | 'REQUEST_TIMED_OUT'
   | 'NOT_FOUND'
+  | 'SUBSCRIPTION_ALREADY_EXISTS'
+  | 'SUBSCRIPTION_NOT_FOUND'
   | 'METHOD_NOT_ALLOWED'
   | 'CLUSTER_AUTHORIZATION_FAILED'
   | 'UNSUPPORTED_MEDIA_TYPE'
@@ -57,6 +59,9 @@ const RETRIABLE: Readonly<Record<ErrorCode, boolean>> = {
   THROTTLING: true,
   REQUEST_TIMED_OUT: true,
   NOT_FOUND: false,
+  // Sluice's own, named as Kafka names TOPIC_ALREADY_EXISTS: a subscription (push delivery) name taken, or unknown.
+  SUBSCRIPTION_ALREADY_EXISTS: false,
+  SUBSCRIPTION_NOT_FOUND: false,
   METHOD_NOT_ALLOWED: false,
   // Kafka's name for a request the cluster does not authorize; the local server's answer to a
   // request from a web page (cross-site Origin) or for another host name (DNS rebinding).

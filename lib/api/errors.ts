@@ -27,6 +27,8 @@ const HTTP_STATUS: Readonly<Record<ErrorCode, number>> = {
   THROTTLING: 429,
   REQUEST_TIMED_OUT: 503,
   NOT_FOUND: 404,
+  SUBSCRIPTION_ALREADY_EXISTS: 409,
+  SUBSCRIPTION_NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
   // Kafka's name for a request the cluster does not authorize; the local server's answer to a
   // request from a web page (cross-site Origin) or for another host name (DNS rebinding).

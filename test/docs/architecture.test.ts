@@ -28,6 +28,8 @@ import { deleteGroup } from '../../lib/groups/delete-group.js';
 import { heartbeat, joinGroup, leaveGroup } from '../../lib/groups/membership.js';
 import { commitOffsets } from '../../lib/groups/offsets.js';
 import { resetOffsets } from '../../lib/groups/reset-offsets.js';
+import { acquireDeliveryLease, releaseDeliveryLease, renewDeliveryLease } from '../../lib/subscriptions/delivery-lease.js';
+import { createSubscription, deleteSubscription } from '../../lib/subscriptions/subscription-store.js';
 import { createTestContext } from '../support/storage.js';
 import { withClock } from '../log/maintenance-support.js';
 
@@ -365,6 +367,22 @@ describe('docs/ARCHITECTURE.md and the code', () => {
     await leaveGroup(ctx, 'billing', joined.memberId);
     await resetOffsets(ctx, { group: 'billing', topic: 'orders', to: 'earliest' });
     await deleteGroup(ctx, 'billing');
+
+    // Subscriptions: create one with every option, its delivery leases taken, renewed and handed on, delete it.
+    await createTopic(ctx, 'orders.dlq', 1);
+    await createSubscription(ctx, {
+      name: 'orders-hook',
+      topic: 'orders',
+      target: { type: 'https', url: 'http://127.0.0.1:9/hook' },
+      startingPosition: 'AT_TIMESTAMP',
+      startingPositionTimestamp: 0,
+      onFailure: { type: 'topic', topic: 'orders.dlq' },
+    });
+    const lease = await acquireDeliveryLease(ctx, 'orders-hook', 0, 'poller', 10_000);
+    await renewDeliveryLease(ctx, lease!, 10_000);
+    await releaseDeliveryLease(ctx, lease!);
+    await acquireDeliveryLease(ctx, 'orders-hook', 0, 'poller', 10_000);
+    await deleteSubscription(ctx, 'orders-hook');
     await deleteTopic(ctx, 'orders');
 
     const tables = doc();
