@@ -44,11 +44,15 @@ export const GRANT_OPERATIONS: Readonly<Record<GrantKind, readonly string[]>> = 
   // Read implies Describe. Leaving a group is the same route as removing a member
   // (DELETE /v1/groups/{g}/members/{m}), as in Kafka, where LeaveGroup needs only Read on the group:
   // a consumer must be able to leave, so it can remove members of ITS groups, and no others.
-  consume: ['fetch', 'listOffsets', 'describeTopic', 'joinGroup', 'heartbeat', 'leaveGroup', 'commitOffsets', 'fetchOffsets'],
-  admin: ['createTopic', 'listTopics', 'describeTopic', 'createPartitions', 'deleteTopic'],
+  // describeTopicConfigs: an all-topics describe pattern matches it (see the header).
+  consume: ['fetch', 'listOffsets', 'describeTopic', 'describeTopicConfigs', 'joinGroup', 'heartbeat', 'leaveGroup', 'commitOffsets', 'fetchOffsets'],
+  admin: ['createTopic', 'listTopics', 'describeTopic', 'describeTopicConfigs', 'alterTopicConfig', 'createPartitions', 'deleteTopic'],
   // Reset, delete, remove any member, and look at groups: kafka-consumer-groups.sh's powers.
   groupAdmin: ['resetOffsets', 'deleteGroup', 'leaveGroup', 'describeGroup', 'listGroups', 'fetchOffsets'],
 };
+
+/** Read-only topic operations the admin function serves: they alone never open it to direct invoke. */
+const TOPIC_DESCRIBES: ReadonlySet<string> = new Set(['describeTopic', 'describeTopicConfigs']);
 
 /** Grants for which an all-topics describe pattern would match data routes (see the header). */
 const DESCRIBE_NEEDS_TOPICS: ReadonlySet<GrantKind> = new Set(['produce', 'admin']);
@@ -98,13 +102,13 @@ export function grantRoutes(kind: GrantKind, options: GrantOptions = {}): RouteA
 
 /**
  * The functions directInvoke lets the grantee invoke: those serving the grant's operations, except
- * that describeTopic alone does not open the admin function — invoking it would also allow
+ * that describeTopic (and describeTopicConfigs) alone does not open the admin function — invoking it would also allow
  * creating and deleting any topic. A direct-invoke producer or consumer describes topics over HTTP,
  * or with grantAdmin({directInvoke}) as well.
  */
 export function grantFunctions(kind: GrantKind): SluiceFunctionName[] {
   const byName = operationsByName();
-  const names = GRANT_OPERATIONS[kind].filter((n) => kind === 'admin' || n !== 'describeTopic');
+  const names = GRANT_OPERATIONS[kind].filter((n) => kind === 'admin' || !TOPIC_DESCRIBES.has(n));
   return [...new Set(names.map((n) => byName.get(n)!.fn))];
 }
 

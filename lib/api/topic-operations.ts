@@ -3,6 +3,8 @@
 //   POST   /v1/topics                       {name, partitions, config?}  -> 201
 //   GET    /v1/topics                                                     -> {topics: [{name, partitions}]}
 //   GET    /v1/topics/{topic}                                             -> config + per-partition state
+//   GET    /v1/topics/{topic}/configs                                     -> {name, configs: [{name, value, source, isDefault, ...}]}
+//   PATCH  /v1/topics/{topic}               {config, validateOnly?}       -> {name, topicId, partitions, config}
 //   POST   /v1/topics/{topic}/partitions    {count}: the new total        -> {name, partitions, config}
 //   DELETE /v1/topics/{topic}                                             -> 204, data deleted
 import * as z from 'zod';
@@ -11,6 +13,8 @@ import { PARTITION_LEADER_EPOCH } from '../log/batch-stamp.js';
 import { getPartitionState } from '../metadata/partition-state.js';
 import type { TopicRef } from '../metadata/types.js';
 import { deleteTopic } from '../log/delete-topic.js';
+import { alterTopicConfig } from '../metadata/alter-topic-config.js';
+import { topicConfigEntries } from '../metadata/topic-config-entries.js';
 import { addPartitions, createTopic, listTopics, requireTopic, validateTopicName } from '../metadata/topics.js';
 import type { Operation } from './operation.js';
 import { intField, parseInput, topicName } from './validation.js';
@@ -25,6 +29,14 @@ const createTopicSchema = z.strictObject({
 });
 const topicOnly = z.strictObject({ topic: topicName });
 const addPartitionsSchema = z.strictObject({ topic: topicName, count: anyInt });
+// JSON Merge Patch (RFC 7396) of the config: a value sets the key, null reverts it to its default.
+const alterConfigSchema = z.strictObject({
+  topic: topicName,
+  config: z
+    .record(z.string(), z.union([z.string(), z.number(), z.null()]))
+    .describe("Configs to change, Kafka's names: a value sets the key, null reverts it to the default; keys not named keep their values"),
+  validateOnly: z.boolean().optional().describe('Validate and answer the resulting config without changing anything (Kafka validateOnly)'),
+});
 
 // Answers (docs/openapi.json; test/api/openapi.test.ts checks real answers against them).
 const topicConfig = z.record(z.string(), z.union([z.string(), z.number()])).describe("The topic's configuration, defaults filled in");
@@ -43,6 +55,24 @@ const topicDescription = z.strictObject({
       leaderEpoch: z.int(),
       segments: z.int(),
       bytes: z.int(),
+    }),
+  ),
+});
+const alteredTopic = z.strictObject({ name: z.string(), topicId, partitions: z.int(), config: topicConfig });
+const configSource = z.enum(['DYNAMIC_TOPIC_CONFIG', 'DEFAULT_CONFIG']).describe("Kafka's ConfigSource: set on the topic, or the default");
+const topicConfigs = z.strictObject({
+  name: z.string(),
+  configs: z.array(
+    z.strictObject({
+      name: z.string(),
+      value: z.string().describe('As Kafka describes configs: a string'),
+      source: configSource,
+      isDefault: z.boolean(),
+      readOnly: z.boolean(),
+      sensitive: z.boolean(),
+      synonyms: z
+        .array(z.strictObject({ name: z.string(), value: z.string(), source: configSource }))
+        .describe("Kafka's synonyms: the topic's own setting, then the broker default it falls back to"),
     }),
   ),
 });
@@ -118,6 +148,38 @@ const describeTopicOperation: Operation = {
   },
 };
 
+const describeTopicConfigsOperation: Operation = {
+  name: 'describeTopicConfigs',
+  method: 'GET',
+  path: '/v1/topics/{topic}/configs',
+  summary: "A topic's configs with their sources: set on the topic or default (Kafka DescribeConfigs)",
+  input: topicOnly,
+  response: { status: 200, body: topicConfigs },
+  async run(ctx, raw) {
+    const input = parseInput(topicOnly, raw);
+    validateTopicName(input.topic);
+    const topic = await requireTopic(ctx, input.topic);
+    return { status: 200, body: { name: topic.name, configs: topicConfigEntries(topic.config) } };
+  },
+};
+
+const alterTopicConfigOperation: Operation = {
+  name: 'alterTopicConfig',
+  method: 'PATCH',
+  path: '/v1/topics/{topic}',
+  summary: "Change a topic's configs (Kafka AlterConfigs); an invalid key or value refuses the whole change",
+  input: alterConfigSchema,
+  response: { status: 200, body: alteredTopic },
+  async run(ctx, raw) {
+    const input = parseInput(alterConfigSchema, raw);
+    const entries = Object.entries(input.config);
+    const set = Object.fromEntries(entries.filter((e): e is [string, string | number] => e[1] !== null));
+    const del = entries.filter(([, v]) => v === null).map(([k]) => k);
+    const topic = await alterTopicConfig(ctx, input.topic, { set, delete: del }, { validateOnly: input.validateOnly });
+    return { status: 200, body: { name: topic.name, topicId: topic.id, partitions: topic.partitions, config: topic.config } };
+  },
+};
+
 const createPartitionsOperation: Operation = {
   name: 'createPartitions',
   method: 'POST',
@@ -151,6 +213,8 @@ export const topicOperations: readonly Operation[] = [
   createTopicOperation,
   listTopicsOperation,
   describeTopicOperation,
+  describeTopicConfigsOperation,
+  alterTopicConfigOperation,
   createPartitionsOperation,
   deleteTopicOperation,
 ];

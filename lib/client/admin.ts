@@ -1,8 +1,83 @@
-// Admin operations (kafkajs' admin client names where they exist): topics, partitions, groups and
-// committed offsets, offset resets (kafka-consumer-groups.sh --reset-offsets) and the per-partition
+// Admin operations (kafkajs' admin client names where they exist): topics, partitions, topic
+// configs (describeConfigs, alterConfigs as kafkajs; incrementalAlterConfigs as Kafka's Java
+// admin), groups and committed offsets, offset resets (kafka-consumer-groups.sh --reset-offsets) and the per-partition
 // lag table `sluice groups describe` prints.
 import { SluiceClientError } from './errors.js';
-import type { CommittedOffset, GroupDescription, SluiceApi, TopicConfig, TopicDescription } from './wire.js';
+import type { CommittedOffset, ConfigSourceName, GroupDescription, SluiceApi, TopicConfig, TopicDescription } from './wire.js';
+
+/** kafkajs' ConfigResourceTypes (Kafka's ConfigResource.Type ids). Sluice has topic configs only. */
+export const ConfigResourceTypes = { UNKNOWN: 0, TOPIC: 2, BROKER: 4, BROKER_LOGGER: 8 } as const;
+
+/** kafkajs' ConfigSource (DescribeConfigs' config_source ids). */
+export const ConfigSource = {
+  UNKNOWN: 0,
+  TOPIC_CONFIG: 1,
+  DYNAMIC_BROKER_CONFIG: 2,
+  DYNAMIC_DEFAULT_BROKER_CONFIG: 3,
+  STATIC_BROKER_CONFIG: 4,
+  DEFAULT_CONFIG: 5,
+  DYNAMIC_BROKER_LOGGER_CONFIG: 6,
+} as const;
+
+const SOURCE_IDS: Readonly<Record<ConfigSourceName, number>> = { DYNAMIC_TOPIC_CONFIG: ConfigSource.TOPIC_CONFIG, DEFAULT_CONFIG: ConfigSource.DEFAULT_CONFIG };
+
+export interface DescribeConfigResource {
+  readonly type: number;
+  readonly name: string;
+  /** Only these configs; all when absent or null. */
+  readonly configNames?: readonly string[] | null;
+}
+
+export interface ConfigEntry {
+  readonly configName: string;
+  readonly configValue: string;
+  readonly readOnly: boolean;
+  readonly isDefault: boolean;
+  readonly configSource: number;
+  readonly isSensitive: boolean;
+  readonly configSynonyms: readonly { configName: string; configValue: string; configSource: number }[];
+}
+
+export interface DescribeConfigResponse {
+  readonly resources: readonly {
+    readonly errorCode: 0;
+    readonly errorMessage: null;
+    readonly resourceName: string;
+    readonly resourceType: number;
+    readonly configEntries: readonly ConfigEntry[];
+  }[];
+  readonly throttleTime: 0;
+}
+
+export interface AlterConfigResource {
+  readonly type: number;
+  readonly name: string;
+  readonly configEntries: readonly { readonly name: string; readonly value: string }[];
+}
+
+/** Kafka's AlterConfigOp.OpType for incrementalAlterConfigs (APPEND/SUBTRACT: no topic config Sluice keeps is a list). */
+export type AlterConfigOpType = 'SET' | 'DELETE';
+
+export interface IncrementalAlterConfigResource {
+  readonly type: number;
+  readonly name: string;
+  readonly configEntries: readonly { readonly name: string; readonly value?: string | null; readonly operation: AlterConfigOpType }[];
+}
+
+export interface AlterConfigsResponse {
+  readonly resources: readonly { readonly errorCode: 0; readonly errorMessage: null; readonly resourceName: string; readonly resourceType: number }[];
+  readonly throttleTime: 0;
+}
+
+function requireTopicResources(resources: readonly { type: number; name: string }[] | undefined, what: string): void {
+  if (!Array.isArray(resources) || resources.length === 0) throw new SluiceClientError('INVALID_REQUEST', `${what}: resources must be a non-empty array`);
+  for (const r of resources) {
+    if (r.type !== ConfigResourceTypes.TOPIC) {
+      throw new SluiceClientError('INVALID_REQUEST', `${what}: resource type ${r.type} of '${r.name}' is not supported; Sluice has topic configs only (ConfigResourceTypes.TOPIC)`);
+    }
+    if (typeof r.name !== 'string' || r.name.length === 0) throw new SluiceClientError('INVALID_REQUEST', `${what}: invalid resource name ${JSON.stringify(r.name)}`);
+  }
+}
 
 export interface TopicSpec {
   readonly topic: string;
@@ -73,6 +148,72 @@ export class Admin {
   async fetchTopicOffsets(topic: string): Promise<PartitionOffsets[]> {
     const d = await this.api.describeTopic(topic);
     return d.partitions.map((p) => ({ partition: p.partition, low: p.logStartOffset, high: p.highWatermark }));
+  }
+
+  /** The configs of topics, kafkajs' shape: every config with its value, source and synonyms. */
+  async describeConfigs({ resources, includeSynonyms = false }: { resources: readonly DescribeConfigResource[]; includeSynonyms?: boolean }): Promise<DescribeConfigResponse> {
+    requireTopicResources(resources, 'describeConfigs');
+    const out: DescribeConfigResponse['resources'][number][] = [];
+    for (const r of resources) {
+      const { configs } = await this.api.describeTopicConfigs(r.name);
+      const wanted = r.configNames ? new Set(r.configNames) : undefined;
+      out.push({
+        errorCode: 0,
+        errorMessage: null,
+        resourceName: r.name,
+        resourceType: r.type,
+        configEntries: configs
+          .filter((c) => !wanted || wanted.has(c.name))
+          .map((c) => ({
+            configName: c.name,
+            configValue: c.value,
+            readOnly: c.readOnly,
+            isDefault: c.isDefault,
+            configSource: SOURCE_IDS[c.source] ?? ConfigSource.UNKNOWN,
+            isSensitive: c.sensitive,
+            configSynonyms: includeSynonyms ? c.synonyms.map((y) => ({ configName: y.name, configValue: y.value, configSource: SOURCE_IDS[y.source] ?? ConfigSource.UNKNOWN })) : [],
+          })),
+      });
+    }
+    return { resources: out, throttleTime: 0 };
+  }
+
+  /**
+   * Kafka's AlterConfigs, as kafkajs sends it: each resource's `configEntries` become its WHOLE
+   * config — keys not listed revert to their defaults. Use incrementalAlterConfigs to change only
+   * some keys. An invalid key or value refuses that topic's change whole (INVALID_CONFIG).
+   */
+  async alterConfigs({ resources, validateOnly = false }: { resources: readonly AlterConfigResource[]; validateOnly?: boolean }): Promise<AlterConfigsResponse> {
+    requireTopicResources(resources, 'alterConfigs');
+    for (const r of resources) {
+      const current = await this.api.describeTopic(r.name);
+      const patch: Record<string, string | null> = {};
+      for (const key of Object.keys(current.config)) patch[key] = null;
+      for (const e of r.configEntries) patch[e.name] = e.value;
+      await this.api.alterTopicConfig(r.name, patch, { validateOnly });
+    }
+    return { resources: resources.map((r) => ({ errorCode: 0, errorMessage: null, resourceName: r.name, resourceType: r.type })), throttleTime: 0 };
+  }
+
+  /** Kafka's IncrementalAlterConfigs: SET a key to a value or DELETE it (back to its default); other keys keep their values. */
+  async incrementalAlterConfigs({ resources, validateOnly = false }: { resources: readonly IncrementalAlterConfigResource[]; validateOnly?: boolean }): Promise<AlterConfigsResponse> {
+    requireTopicResources(resources, 'incrementalAlterConfigs');
+    for (const r of resources) {
+      const patch: Record<string, string | null> = {};
+      for (const e of r.configEntries) {
+        if (Object.hasOwn(patch, e.name)) throw new SluiceClientError('INVALID_REQUEST', `incrementalAlterConfigs: config '${e.name}' appears twice for '${r.name}'`);
+        if (e.operation === 'SET') {
+          if (typeof e.value !== 'string') throw new SluiceClientError('INVALID_REQUEST', `incrementalAlterConfigs: SET '${e.name}' needs a string value`);
+          patch[e.name] = e.value;
+        } else if (e.operation === 'DELETE') {
+          patch[e.name] = null;
+        } else {
+          throw new SluiceClientError('INVALID_REQUEST', `incrementalAlterConfigs: operation ${JSON.stringify(e.operation)} on '${e.name}' is not supported (SET or DELETE; no topic config is a list)`);
+        }
+      }
+      await this.api.alterTopicConfig(r.name, patch, { validateOnly });
+    }
+    return { resources: resources.map((r) => ({ errorCode: 0, errorMessage: null, resourceName: r.name, resourceType: r.type })), throttleTime: 0 };
   }
 
   async listGroups(): Promise<string[]> {

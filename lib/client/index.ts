@@ -13,7 +13,22 @@ export {
   type EachBatchPayload,
   type Batch,
 } from './consumer.js';
-export { Admin, type TopicSpec, type PartitionOffsets, type ResetTarget, type GroupLag } from './admin.js';
+export {
+  Admin,
+  ConfigResourceTypes,
+  ConfigSource,
+  type TopicSpec,
+  type PartitionOffsets,
+  type ResetTarget,
+  type GroupLag,
+  type DescribeConfigResource,
+  type DescribeConfigResponse,
+  type ConfigEntry,
+  type AlterConfigResource,
+  type IncrementalAlterConfigResource,
+  type AlterConfigOpType,
+  type AlterConfigsResponse,
+} from './admin.js';
 export { SluiceClientError, isSluiceClientError } from './errors.js';
 export { withRetry, backoffDelay, type RetryOptions } from './retry.js';
 export { HttpTransport, awsSigningTarget, type HttpTransportOptions } from './transport-http.js';
@@ -21,4 +36,4 @@ export { LambdaTransport, type LambdaTransportOptions } from './transport-lambda
 export type { Transport, SluiceRequest } from './transport.js';
 export { SluiceApi } from './wire.js';
 export type { TopicPartition } from './topic-partitions.js';
-export type { Assignor, TopicPartitions, TopicDescription, GroupDescription, GroupListing, CommittedOffset } from './wire.js';
+export type { Assignor, TopicPartitions, TopicDescription, TopicConfigDescription, GroupDescription, GroupListing, CommittedOffset } from './wire.js';

@@ -4,7 +4,7 @@
 // server's Operation.run receives over HTTP (lib/api/operation.ts), so both routes behave alike.
 // Record batches (lib/records/batch-frames.ts) travel as binary bodies over HTTP and base64 by invoke.
 
-export type HttpMethod = 'GET' | 'POST' | 'DELETE';
+export type HttpMethod = 'GET' | 'POST' | 'DELETE' | 'PATCH';
 
 export interface SluiceRequest {
   /** Direct-invoke operation name, e.g. 'produce', 'fetch', 'joinGroup'. */

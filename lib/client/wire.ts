@@ -82,6 +82,19 @@ export interface TopicDescription {
   readonly partitions: readonly PartitionDescription[];
 }
 
+export type ConfigSourceName = 'DYNAMIC_TOPIC_CONFIG' | 'DEFAULT_CONFIG';
+
+/** One config of a topic as GET /v1/topics/{topic}/configs lists it (Kafka's DescribeConfigs). */
+export interface TopicConfigDescription {
+  readonly name: string;
+  readonly value: string;
+  readonly source: ConfigSourceName;
+  readonly isDefault: boolean;
+  readonly readOnly: boolean;
+  readonly sensitive: boolean;
+  readonly synonyms: readonly { name: string; value: string; source: ConfigSourceName }[];
+}
+
 export interface TopicPartitions {
   readonly topic: string;
   readonly partitions: readonly number[];
@@ -139,6 +152,20 @@ export class SluiceApi {
 
   describeTopic(topic: string) {
     return this.call<TopicDescription>({ op: 'describeTopic', method: 'GET', path: '/v1/topics/{topic}', params: { topic } });
+  }
+
+  describeTopicConfigs(topic: string) {
+    return this.call<{ name: string; configs: TopicConfigDescription[] }>({
+      op: 'describeTopicConfigs', method: 'GET', path: '/v1/topics/{topic}/configs', params: { topic },
+    });
+  }
+
+  /** Merge-patches the topic's config: a value sets the key, null reverts it to its default. */
+  alterTopicConfig(topic: string, config: Readonly<Record<string, string | number | null>>, options: { validateOnly?: boolean } = {}) {
+    return this.call<{ name: string; topicId: string; partitions: number; config: TopicConfig }>({
+      op: 'alterTopicConfig', method: 'PATCH', path: '/v1/topics/{topic}', params: { topic },
+      body: { config, ...(options.validateOnly ? { validateOnly: true } : {}) },
+    });
   }
 
   createPartitions(topic: string, count: number) {

@@ -346,3 +346,8 @@ export function requirePartition(topic: TopicMetadata, partition: number): void 
     );
   }
 }
+
+/** Drops this process's cached entry for the topic, after a change it made itself (a config alter). */
+export function forgetCachedTopic(ctx: SluiceContext, name: string): void {
+  ctx.caches.get(TOPIC_CACHE).delete(name);
+}

@@ -163,6 +163,8 @@ describe('GET /v1/openapi.json and the answers the document promises', () => {
       sequences: [{ partition: 1, baseSequence: 0 }], records: [{ partition: 1, value: 'once' }],
     });
     await run({ op: 'describeTopic', topic: 'docs' });
+    await run({ op: 'alterTopicConfig', topic: 'docs', config: { 'retention.ms': '3600000', 'segment.ms': null } });
+    await run({ op: 'describeTopicConfigs', topic: 'docs' });
     await run({ op: 'fetch', topic: 'docs', partition: 1, offset: 0 });
     await run({ op: 'fetch', topic: 'docs', partition: 1, offset: 0, encoding: 'base64' });
     await run({ op: 'listOffsets', topic: 'docs', partition: 1, at: 'latest' });

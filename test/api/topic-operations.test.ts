@@ -17,11 +17,13 @@ async function run(ctx: Parameters<Operation['run']>[0], name: string, input: Re
 }
 
 describe('topic operations', () => {
-  it('routes: create/list/describe/grow/delete', () => {
+  it('routes: create/list/describe/configs/alter/grow/delete', () => {
     expect(topicOperations.map((o) => [o.name, o.method, o.path])).toEqual([
       ['createTopic', 'POST', '/v1/topics'],
       ['listTopics', 'GET', '/v1/topics'],
       ['describeTopic', 'GET', '/v1/topics/{topic}'],
+      ['describeTopicConfigs', 'GET', '/v1/topics/{topic}/configs'],
+      ['alterTopicConfig', 'PATCH', '/v1/topics/{topic}'],
       ['createPartitions', 'POST', '/v1/topics/{topic}/partitions'],
       ['deleteTopic', 'DELETE', '/v1/topics/{topic}'],
     ]);

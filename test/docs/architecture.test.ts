@@ -22,6 +22,7 @@ import { spillItem, spillTail } from '../../lib/log/spill.js';
 import { putSpillItem } from '../../lib/metadata/manifest.js';
 import { getPartitionState } from '../../lib/metadata/partition-state.js';
 import { allocateProducerId } from '../../lib/metadata/producer-ids.js';
+import { alterTopicConfig } from '../../lib/metadata/alter-topic-config.js';
 import { addPartitions, createTopic } from '../../lib/metadata/topics.js';
 import type { TopicRef } from '../../lib/metadata/types.js';
 import { deleteGroup } from '../../lib/groups/delete-group.js';
@@ -325,6 +326,7 @@ describe('docs/ARCHITECTURE.md and the code', () => {
     // Topics: create, then grow.
     await createTopic(ctx, 'orders', 2, { 'retention.ms': HOUR, 'index.interval.bytes': 1 });
     const topic = await addPartitions(ctx, 'orders', 3);
+    await alterTopicConfig(ctx, 'orders', { set: { 'segment.ms': 600_000 } });
 
     // Partition 0: 16 plain appends, spilled twice by the appenders that fill the tail.
     for (let i = 0; i < 16; i++) await append(ctx, topic, 0, ctx.now());

@@ -109,6 +109,7 @@ describe('SluiceLog grants', () => {
         '/*/GET/v1/topics/orders/partitions/*/records',
         '/*/GET/v1/topics/orders/partitions/*/offsets',
         '/*/GET/v1/topics/orders',
+        '/*/GET/v1/topics/orders/configs',
         '/*/POST/v1/groups/billing/members',
         '/*/POST/v1/groups/billing/members/*/heartbeat',
         '/*/DELETE/v1/groups/billing/members/*',
@@ -136,10 +137,20 @@ describe('SluiceLog grants', () => {
     expect(routeArns(roleIds.GroupAdminAll)).toContain('/*/POST/v1/groups/*/offsets/reset');
   });
 
-  it('grantAdmin covers the topic routes; scoped, describe, grow and delete name the topic', () => {
-    expect(routeArns(roleIds.AdminAll).sort()).toEqual(['/*/DELETE/v1/topics/*', '/*/GET/v1/topics', '/*/POST/v1/topics', '/*/POST/v1/topics/*/partitions'].sort());
+  it('grantAdmin covers the topic routes; scoped, describe, configs, alter, grow and delete name the topic', () => {
+    expect(routeArns(roleIds.AdminAll).sort()).toEqual(
+      ['/*/DELETE/v1/topics/*', '/*/GET/v1/topics', '/*/GET/v1/topics/*/configs', '/*/PATCH/v1/topics/*', '/*/POST/v1/topics', '/*/POST/v1/topics/*/partitions'].sort(),
+    );
     expect(routeArns(roleIds.AdminOrders).sort()).toEqual(
-      ['/*/DELETE/v1/topics/orders', '/*/GET/v1/topics', '/*/GET/v1/topics/orders', '/*/POST/v1/topics', '/*/POST/v1/topics/orders/partitions'].sort(),
+      [
+        '/*/DELETE/v1/topics/orders',
+        '/*/GET/v1/topics',
+        '/*/GET/v1/topics/orders',
+        '/*/GET/v1/topics/orders/configs',
+        '/*/PATCH/v1/topics/orders',
+        '/*/POST/v1/topics',
+        '/*/POST/v1/topics/orders/partitions',
+      ].sort(),
     );
   });
 
