@@ -4,7 +4,8 @@
 // refused, see endpoint-config.ts) it uses that endpoint,
 // e.g. LocalStack, with the SDK's own credential chain (test/test when none is configured).
 // Either way it creates the bucket and table if missing and serves the HTTP API on
-// 127.0.0.1:${PORT:-8080}, logging one JSON line per request.
+// 127.0.0.1:${PORT:-8080}, logging one JSON line per request, and Kafka's wire protocol on
+// 127.0.0.1:${KAFKA_PORT:-9092} (lib/kafka; KAFKA_PORT=0 turns the gateway off).
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 
 import { fromNodeProviderChain } from '@aws-sdk/credential-providers';
@@ -12,6 +13,7 @@ import { createClients, createContext, settingsFromEnv, type ClientOptions } fro
 import { EMULATOR_CREDENTIALS, startEmulators, type Emulators } from './emulators.js';
 import { ensureBucket, ensureTable } from './provision.js';
 import { startServer } from './server.js';
+import { startKafkaGateway, type KafkaGateway } from '../kafka/server.js';
 import { storageTarget } from './endpoint-config.js';
 import { startMaintenanceTimer } from '../log/maintenance.js';
 import { partitionForKey } from '../partitioners/index.js';
@@ -56,6 +58,8 @@ async function main(): Promise<void> {
     },
     (e) => console.error(JSON.stringify({ level: 'ERROR', message: 'maintenance failed', error: String(e) })),
   );
+  const kafkaPort = kafkaPortFromEnv(process.env);
+  const kafka: KafkaGateway | undefined = kafkaPort === 0 ? undefined : await startKafkaGateway(context, { host: '127.0.0.1', port: kafkaPort });
   const url = server.url;
   console.log(`Sluice listening on ${url} (${where}; bucket ${context.bucket}, table ${context.table})
 
@@ -63,6 +67,20 @@ async function main(): Promise<void> {
   curl -s -X POST ${url}/v1/topics/orders/records -H 'content-type: application/json' -d '{"records":[{"key":"k1","value":"hello"}]}'
   curl -s '${url}/v1/topics/orders/partitions/${partitionForKey(Buffer.from('k1'), 3)}/records?offset=0'
 `);
+  if (kafka) {
+    const broker = `127.0.0.1:${kafka.port}`;
+    console.log(`Kafka clients: bootstrap server ${broker}
+
+  // kafkajs
+  const kafka = new Kafka({ clientId: 'demo', brokers: ['${broker}'] });
+  const producer = kafka.producer(); await producer.connect();
+  await producer.send({ topic: 'orders', messages: [{ key: 'k1', value: 'hello' }] });
+
+  # kcat (librdkafka)
+  echo 'k1:hello' | kcat -P -b ${broker} -t orders -K:
+  kcat -C -b ${broker} -t orders -o beginning -e
+`);
+  }
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -70,12 +88,22 @@ async function main(): Promise<void> {
     stopping = true;
     console.log(JSON.stringify({ message: 'stopping', signal }));
     await maintenance.stop();
+    await kafka?.close();
     await server.close();
     await emulators?.close();
     process.exit(0);
   };
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
+}
+
+/** KAFKA_PORT: the gateway's port, 9092 when unset, 0 for no gateway. */
+function kafkaPortFromEnv(env: NodeJS.ProcessEnv): number {
+  const raw = env.KAFKA_PORT;
+  if (raw === undefined || raw === '') return 9092;
+  const port = Number(raw);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`KAFKA_PORT must be a port number (0 turns the gateway off), got '${raw}'`);
+  return port;
 }
 
 main().catch((e) => {

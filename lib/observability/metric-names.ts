@@ -25,6 +25,14 @@ export const SluiceMetric = {
   ServerErrors: 'ServerErrors',
   /** Operations refused with a retriable 503 or 429 (REQUEST_TIMED_OUT, THROTTLING): the client retries. */
   RetriableRefusals: 'RetriableRefusals',
+  /** Kafka gateway requests, per API (dimension `api`: `Produce`, `Fetch`, ...). */
+  KafkaRequests: 'KafkaRequests',
+  /** Kafka gateway requests answered with an error (or refused), per API. */
+  KafkaRequestErrors: 'KafkaRequestErrors',
+  /** Mean milliseconds from a Kafka request's arrival to its answer, per API. */
+  KafkaRequestLatency: 'KafkaRequestLatency',
+  /** Open Kafka client connections of one gateway. */
+  KafkaConnections: 'KafkaConnections',
 } as const;
 
 export type SluiceMetricName = (typeof SluiceMetric)[keyof typeof SluiceMetric];

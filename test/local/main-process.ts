@@ -20,7 +20,7 @@ export async function startMain(env: Record<string, string>): Promise<MainProces
   for (const k of Object.keys(base)) if (k.startsWith('AWS_') || k.startsWith('SLUICE_')) delete base[k];
   const child = spawn(process.execPath, ['--import', 'tsx', 'lib/local/main.ts'], {
     cwd: repo,
-    env: { ...base, PORT: '0', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', ...env },
+    env: { ...base, PORT: '0', KAFKA_PORT: '0', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

@@ -58,6 +58,8 @@ export async function startServerProcess(storage: SharedStorage, env: Record<str
       SLUICE_BUCKET: storage.bucket,
       SLUICE_TABLE: storage.table,
       PORT: '0',
+      // Several processes at once: none takes Kafka's fixed port (a test that wants the gateway sets one).
+      KAFKA_PORT: '0',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,0 +1,76 @@
+// The gateway's metrics: per API, requests, errors (answered with an error code or no answer at
+// all) and latency; and open connections. Kept in memory (stats(), which tests and logs read)
+// and published every `publishIntervalMs` as CloudWatch EMF with an `api` dimension, since a
+// long-running gateway has no Lambda invocation whose end flushes them.
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
+import type { SluiceMetrics } from '../observability/metrics.js';
+import { SluiceMetric } from '../observability/metric-names.js';
+
+export interface ApiStats {
+  requests: number;
+  errors: number;
+  totalLatencyMs: number;
+  maxLatencyMs: number;
+}
+
+export interface GatewayStats {
+  readonly connections: number;
+  readonly connectionsOpened: number;
+  readonly apis: Readonly<Record<string, Readonly<ApiStats>>>;
+}
+
+export class GatewayMetrics {
+  private connections = 0;
+  private connectionsOpened = 0;
+  private readonly total = new Map<string, ApiStats>();
+  private readonly interval = new Map<string, ApiStats>();
+
+  constructor(private readonly metrics: SluiceMetrics) {}
+
+  connectionOpened(): void {
+    this.connections++;
+    this.connectionsOpened++;
+  }
+
+  connectionClosed(): void {
+    this.connections--;
+  }
+
+  /** One request of `api` answered (or not) after `latencyMs`; `failed` when it carried an error. */
+  request(api: string, latencyMs: number, failed: boolean): void {
+    for (const map of [this.total, this.interval]) {
+      let s = map.get(api);
+      if (!s) map.set(api, (s = { requests: 0, errors: 0, totalLatencyMs: 0, maxLatencyMs: 0 }));
+      s.requests++;
+      if (failed) s.errors++;
+      s.totalLatencyMs += latencyMs;
+      s.maxLatencyMs = Math.max(s.maxLatencyMs, latencyMs);
+    }
+  }
+
+  stats(): GatewayStats {
+    return {
+      connections: this.connections,
+      connectionsOpened: this.connectionsOpened,
+      apis: Object.fromEntries([...this.total].map(([k, v]) => [k, { ...v }])),
+    };
+  }
+
+  /** Writes the interval's values as EMF (one line per API and metric) and starts a new interval. */
+  publish(): void {
+    const emit = (name: string, unit: (typeof MetricUnit)[keyof typeof MetricUnit], value: number, api?: string): void => {
+      const single = this.metrics.emf.singleMetric();
+      if (api !== undefined) single.addDimension('api', api);
+      single.addMetric(name, unit, value);
+    };
+    if (this.metrics.enabled) {
+      emit(SluiceMetric.KafkaConnections, MetricUnit.Count, this.connections);
+      for (const [api, s] of this.interval) {
+        emit(SluiceMetric.KafkaRequests, MetricUnit.Count, s.requests, api);
+        emit(SluiceMetric.KafkaRequestErrors, MetricUnit.Count, s.errors, api);
+        emit(SluiceMetric.KafkaRequestLatency, MetricUnit.Milliseconds, s.totalLatencyMs / s.requests, api);
+      }
+    }
+    this.interval.clear();
+  }
+}

@@ -1,0 +1,119 @@
+// The Kafka wire-protocol gateway: a TCP server that speaks Kafka's binary protocol over the same
+// log, metadata and group layers the Lambda handlers use. It is stateless: any number of
+// gateways can serve any partition, and each names itself the leader of every partition.
+// Framing, ordering and connection limits are gateway-connection.ts's; decoding, dispatch and
+// error answers request-dispatcher.ts's; the APIs themselves are apis/.
+import { createHash } from 'node:crypto';
+import { createServer, type Server } from 'node:net';
+import type { SluiceContext } from '../context.js';
+import { logger } from '../observability/logger.js';
+import type { AnyKafkaApi } from './api-handler.js';
+import { KAFKA_APIS } from './apis/index.js';
+import { GatewayConnection } from './gateway-connection.js';
+import { GatewayMetrics, type GatewayStats } from './gateway-metrics.js';
+import type { GatewayServices, GatewaySettings } from './gateway-services.js';
+import { RequestDispatcher } from './request-dispatcher.js';
+
+export interface KafkaGatewayOptions {
+  /** Interface to listen on. @default '127.0.0.1' */
+  readonly host?: string;
+  /** Port to listen on; 0 picks a free one (KafkaGateway.port). @default 9092 */
+  readonly port?: number;
+  /** Host clients are told to connect to (Metadata). @default host, or 'localhost' when host is a wildcard */
+  readonly advertisedHost?: string;
+  /** Port clients are told to connect to. @default the listening port */
+  readonly advertisedPort?: number;
+  /** The broker id Metadata reports for this gateway. @default 0 */
+  readonly nodeId?: number;
+  /** Kafka's socket.request.max.bytes: a larger frame closes the connection. @default 104857600 */
+  readonly socketRequestMaxBytes?: number;
+  /** Kafka's connections.max.idle.ms. @default 600000 */
+  readonly connectionsMaxIdleMs?: number;
+  /** The cluster id Metadata reports. @default derived from the table, bucket and prefix */
+  readonly clusterId?: string;
+  /** Only ApiVersions and SASL until a connection authenticates. @default false */
+  readonly requireAuthentication?: boolean;
+  /** The APIs served. @default KAFKA_APIS */
+  readonly apis?: readonly AnyKafkaApi[];
+  /** How often per-API metrics are published as EMF. @default 60000 */
+  readonly metricsIntervalMs?: number;
+}
+
+export interface KafkaGateway {
+  /** The port it listens on. */
+  readonly port: number;
+  readonly services: GatewayServices;
+  /** Requests, errors and latency per API, and connections, since the start. */
+  stats(): GatewayStats;
+  /** Stops listening, closes every connection and runs the services' close hooks. */
+  close(): Promise<void>;
+}
+
+export const DEFAULT_SOCKET_REQUEST_MAX_BYTES = 104_857_600;
+export const DEFAULT_CONNECTIONS_MAX_IDLE_MS = 600_000;
+
+/** Kafka's cluster id form (22 characters of base64url) of one Sluice's table, bucket and prefix. */
+export function clusterIdOf(ctx: SluiceContext): string {
+  return createHash('sha256').update(`${ctx.table}\n${ctx.bucket}\n${ctx.prefix}`).digest().subarray(0, 16).toString('base64url');
+}
+
+export async function startKafkaGateway(ctx: SluiceContext, options: KafkaGatewayOptions = {}): Promise<KafkaGateway> {
+  const host = options.host ?? '127.0.0.1';
+  const settings: GatewaySettings = {
+    socketRequestMaxBytes: options.socketRequestMaxBytes ?? DEFAULT_SOCKET_REQUEST_MAX_BYTES,
+    connectionsMaxIdleMs: options.connectionsMaxIdleMs ?? DEFAULT_CONNECTIONS_MAX_IDLE_MS,
+  };
+  const server: Server = createServer({ pauseOnConnect: false });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 9092, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : (options.port ?? 9092);
+  const wildcard = host === '0.0.0.0' || host === '::';
+
+  const apis = options.apis ?? KAFKA_APIS;
+  const closeHooks: (() => Promise<void> | void)[] = [];
+  const services: GatewayServices = {
+    ctx,
+    nodeId: options.nodeId ?? 0,
+    advertisedHost: options.advertisedHost ?? (wildcard ? 'localhost' : host),
+    advertisedPort: options.advertisedPort ?? port,
+    clusterId: options.clusterId ?? clusterIdOf(ctx),
+    settings,
+    apis,
+    requireAuthentication: options.requireAuthentication ?? false,
+    onClose: (hook) => {
+      closeHooks.push(hook);
+    },
+  };
+  const metrics = new GatewayMetrics(ctx.metrics);
+  const dispatcher = new RequestDispatcher(services, apis, metrics);
+  const connections = new Set<GatewayConnection>();
+  server.on('connection', (socket) => {
+    connections.add(new GatewayConnection(socket, dispatcher, metrics, settings, (c) => connections.delete(c)));
+  });
+  server.on('error', (e) => logger.error('kafka gateway server error', { error: e }));
+  const publisher = setInterval(() => metrics.publish(), options.metricsIntervalMs ?? 60_000);
+  publisher.unref();
+  logger.info('kafka gateway listening', { host, port, advertisedHost: services.advertisedHost, advertisedPort: services.advertisedPort });
+
+  let closing: Promise<void> | undefined;
+  return {
+    port,
+    services,
+    stats: () => metrics.stats(),
+    close: () =>
+      (closing ??= (async () => {
+        clearInterval(publisher);
+        const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+        for (const c of connections) c.destroy();
+        await stopped;
+        for (const hook of closeHooks) await hook();
+        metrics.publish();
+      })()),
+  };
+}
