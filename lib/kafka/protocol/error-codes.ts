@@ -1,6 +1,6 @@
 // Kafka's numeric error codes (org.apache.kafka.common.protocol.Errors) and the code a failure
 // is answered with. Sluice's ErrorCode names (lib/errors.ts) are Kafka's names, so a SluiceError
-// maps by name; the few HTTP-only names map to the Kafka error a broker would give instead.
+// maps by name; the few names of Sluice's own map to the Kafka error a broker would give instead.
 import { isSluiceError, type ErrorCode } from '../../errors.js';
 import { MalformedRequestError } from './malformed-request.js';
 
@@ -149,42 +149,28 @@ export const CORRUPT_MESSAGE = KafkaError.CORRUPT_MESSAGE;
 export const INVALID_TOPIC_EXCEPTION = KafkaError.INVALID_TOPIC_EXCEPTION;
 export const REQUEST_TIMED_OUT = KafkaError.REQUEST_TIMED_OUT;
 
-const BY_SLUICE_CODE: Readonly<Record<ErrorCode, number>> = {
-  UNKNOWN_TOPIC_OR_PARTITION: KafkaError.UNKNOWN_TOPIC_OR_PARTITION,
-  TOPIC_ALREADY_EXISTS: KafkaError.TOPIC_ALREADY_EXISTS,
-  INVALID_TOPIC_EXCEPTION: KafkaError.INVALID_TOPIC_EXCEPTION,
-  INVALID_REQUEST: KafkaError.INVALID_REQUEST,
-  INVALID_PARTITIONS: KafkaError.INVALID_PARTITIONS,
-  INVALID_CONFIG: KafkaError.INVALID_CONFIG,
-  OFFSET_OUT_OF_RANGE: KafkaError.OFFSET_OUT_OF_RANGE,
-  MESSAGE_TOO_LARGE: KafkaError.MESSAGE_TOO_LARGE,
-  CORRUPT_MESSAGE: KafkaError.CORRUPT_MESSAGE,
-  ILLEGAL_GENERATION: KafkaError.ILLEGAL_GENERATION,
-  UNKNOWN_MEMBER_ID: KafkaError.UNKNOWN_MEMBER_ID,
-  INCONSISTENT_GROUP_PROTOCOL: KafkaError.INCONSISTENT_GROUP_PROTOCOL,
-  REBALANCE_IN_PROGRESS: KafkaError.REBALANCE_IN_PROGRESS,
-  NON_EMPTY_GROUP: KafkaError.NON_EMPTY_GROUP,
-  GROUP_ID_NOT_FOUND: KafkaError.GROUP_ID_NOT_FOUND,
-  OUT_OF_ORDER_SEQUENCE_NUMBER: KafkaError.OUT_OF_ORDER_SEQUENCE_NUMBER,
-  INVALID_PRODUCER_EPOCH: KafkaError.INVALID_PRODUCER_EPOCH,
-  UNKNOWN_PRODUCER_ID: KafkaError.UNKNOWN_PRODUCER_ID,
-  DUPLICATE_SEQUENCE_NUMBER: KafkaError.DUPLICATE_SEQUENCE_NUMBER,
+/**
+ * Sluice codes whose Kafka answer is not the Kafka error of the same name. Every other code is
+ * Kafka's own name (lib/errors.ts) and maps by name.
+ */
+const OVERRIDES: Readonly<Partial<Record<ErrorCode, number>>> = {
   // A storage throttle: every client retries REQUEST_TIMED_OUT on every API, while
   // THROTTLING_QUOTA_EXCEEDED is defined only for the topic admin APIs' newest versions.
   THROTTLING: KafkaError.REQUEST_TIMED_OUT,
-  REQUEST_TIMED_OUT: KafkaError.REQUEST_TIMED_OUT,
   // HTTP-only names (a path, a method, a media type): over Kafka they can only mean a bad request.
   NOT_FOUND: KafkaError.INVALID_REQUEST,
   METHOD_NOT_ALLOWED: KafkaError.INVALID_REQUEST,
   UNSUPPORTED_MEDIA_TYPE: KafkaError.INVALID_REQUEST,
-  CLUSTER_AUTHORIZATION_FAILED: KafkaError.CLUSTER_AUTHORIZATION_FAILED,
-  INVALID_RECORD: KafkaError.INVALID_RECORD,
-  UNKNOWN_SERVER_ERROR: KafkaError.UNKNOWN_SERVER_ERROR,
 };
 
 /** Kafka's code for a Sluice error name. */
-export function kafkaCodeOf(code: ErrorCode): number {
-  return BY_SLUICE_CODE[code];
+export function kafkaCodeOf(code: ErrorCode, retriable = false): number {
+  const override = OVERRIDES[code];
+  if (override !== undefined) return override;
+  if (Object.hasOwn(KafkaError, code)) return KafkaError[code as KafkaErrorName];
+  // A name of Sluice's own (its HTTP-only resources): Kafka clients retry REQUEST_TIMED_OUT and
+  // give up on INVALID_REQUEST, as the SluiceError's own retriable flag says.
+  return retriable ? KafkaError.REQUEST_TIMED_OUT : KafkaError.INVALID_REQUEST;
 }
 
 /**
@@ -192,7 +178,7 @@ export function kafkaCodeOf(code: ErrorCode): number {
  * INVALID_REQUEST, and UNKNOWN_SERVER_ERROR (-1) for anything unexpected.
  */
 export function kafkaErrorCode(error: unknown): number {
-  if (isSluiceError(error)) return BY_SLUICE_CODE[error.code] ?? KafkaError.UNKNOWN_SERVER_ERROR;
+  if (isSluiceError(error)) return kafkaCodeOf(error.code, error.retriable);
   if (error instanceof MalformedRequestError) return KafkaError.INVALID_REQUEST;
   return KafkaError.UNKNOWN_SERVER_ERROR;
 }
