@@ -37,6 +37,14 @@ export const metadataApi: KafkaApi<MetadataRequest, MetadataResponse> = {
       topics,
     };
   },
+  errorResponse(request, errorCode, call) {
+    return {
+      brokers: [{ nodeId: call.gateway.nodeId, host: call.gateway.advertisedHost, port: call.gateway.advertisedPort }],
+      clusterId: call.gateway.clusterId,
+      controllerId: call.gateway.nodeId,
+      topics: (request.topics ?? []).map((t) => ({ errorCode, name: t.name ?? '', topicId: t.topicId, partitions: [] })),
+    };
+  },
 };
 
 async function requestedTopics(gateway: GatewayServices, requested: readonly MetadataRequest.MetadataRequestTopic[]): Promise<MetadataResponse.MetadataResponseTopic[]> {
