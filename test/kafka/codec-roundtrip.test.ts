@@ -2,6 +2,7 @@
 // flexible ones included (compact fields, tagged fields), with fields the version lacks read back
 // as their defaults; and flexible bytes checked by hand against Kafka's protocol guide.
 import fc from 'fast-check';
+import { structArb } from './message-arbitrary.js';
 import { describe, expect, it } from 'vitest';
 import { ByteReader } from '../../lib/kafka/protocol/byte-reader.js';
 import { decodeExactly, decodeMessage, defaultValue, encodeToBuffer } from '../../lib/kafka/protocol/codec.js';
@@ -11,48 +12,6 @@ import * as messages from '../../lib/kafka/protocol/messages.js';
 import { inRange, type FieldSchema, type FieldType, type MessageSchema, type StructSchema } from '../../lib/kafka/protocol/schema.js';
 
 const SCHEMAS = Object.values(messages).filter((v): v is MessageSchema => typeof v === 'object' && v !== null && 'validVersions' in v);
-
-function primitiveArb(type: string): fc.Arbitrary<unknown> {
-  switch (type) {
-    case 'bool':
-      return fc.boolean();
-    case 'int8':
-      return fc.integer({ min: -128, max: 127 });
-    case 'int16':
-      return fc.integer({ min: -32768, max: 32767 });
-    case 'uint16':
-      return fc.integer({ min: 0, max: 65535 });
-    case 'int32':
-      return fc.integer();
-    case 'uint32':
-      return fc.integer({ min: 0, max: 0xffffffff });
-    case 'int64':
-      return fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n });
-    case 'float64':
-      return fc.double({ noNaN: true });
-    case 'string':
-      return fc.string({ maxLength: 12, unit: 'grapheme' });
-    case 'uuid':
-      return fc.uuid();
-    default:
-      return fc.uint8Array({ maxLength: 24 }).map((a) => Buffer.from(a));
-  }
-}
-
-function typeArb(field: FieldSchema, type: FieldType, version: number, depth: number): fc.Arbitrary<unknown> {
-  if (type.kind === 'array') return fc.array(typeArb(field, type.items, version, depth + 1), { maxLength: depth > 2 ? 1 : 3 });
-  if (type.kind === 'struct') return structArb(type.struct, version, depth + 1);
-  return primitiveArb(type.type);
-}
-
-function structArb(struct: StructSchema, version: number, depth = 0): fc.Arbitrary<Record<string, unknown>> {
-  const shape: Record<string, fc.Arbitrary<unknown>> = {};
-  for (const f of struct.fields) {
-    const value = typeArb(f, f.type, version, depth);
-    shape[f.name] = inRange(f.nullableVersions, version) ? fc.option(value, { nil: null, freq: 4 }) : value;
-  }
-  return fc.record(shape);
-}
 
 /** What decoding gives back: fields the version lacks hold their defaults. */
 function expected(struct: StructSchema, version: number, value: Record<string, unknown>): Record<string, unknown> {
