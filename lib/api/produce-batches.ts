@@ -26,25 +26,23 @@ const INT16_MAX = 0x7fff;
 
 /**
  * The producer fields of the request, from its batch headers. Kafka's rules as the JSON body's
- * `producerId`/`producerEpoch`/`sequences` have them: producerId -1 means not idempotent (epoch and
- * sequence -1 too); otherwise every batch carries the same id and epoch, each its own baseSequence.
+ * `producerId`/`producerEpoch`/`sequences` have them: producerId -1 means not idempotent, and a
+ * Kafka broker then ignores the batch's epoch and sequence (kafkajs sends epoch 0 and sequence 0
+ * there); otherwise every batch carries the same id and epoch, each its own baseSequence.
  */
 function producerOf(frames: readonly BatchFrame[]): ((frame: BatchFrame) => Producer) {
   const first = frames[0].header;
   frames.forEach((f, i) => {
     const h = f.header;
-    if (h.producerId !== first.producerId || h.producerEpoch !== first.producerEpoch) {
+    if (h.producerId !== first.producerId || (h.producerId !== -1 && h.producerEpoch !== first.producerEpoch)) {
       throw new SluiceError(
         'INVALID_REQUEST',
         `frame ${i}: producerId ${h.producerId} epoch ${h.producerEpoch} differs from frame 0's producerId ${first.producerId} epoch ${first.producerEpoch}; one request has one producer`,
         { frame: i },
       );
     }
-    if (h.producerId === -1) {
-      if (h.producerEpoch !== -1 || h.baseSequence !== -1) {
-        throw new SluiceError('INVALID_REQUEST', `frame ${i}: a batch without a producer id (-1) must have producerEpoch and baseSequence -1`, { frame: i });
-      }
-    } else if (h.producerId < 0 || h.producerEpoch < 0 || h.producerEpoch > INT16_MAX || h.baseSequence < 0) {
+    if (h.producerId === -1) return;
+    if (h.producerId < 0 || h.producerEpoch < 0 || h.producerEpoch > INT16_MAX || h.baseSequence < 0) {
       throw new SluiceError(
         'INVALID_REQUEST',
         `frame ${i}: idempotent batch needs producerId >= 0, producerEpoch 0..${INT16_MAX} and baseSequence >= 0 (got ${h.producerId}, ${h.producerEpoch}, ${h.baseSequence})`,

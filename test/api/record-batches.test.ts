@@ -86,7 +86,7 @@ describe('record-batches body', () => {
   let ctx: SluiceContext;
   beforeAll(async () => {
     ctx = await createTestContext();
-    for (const name of ['rt', 'json-in', 'bad', 'idem', 'wait']) {
+    for (const name of ['rt', 'json-in', 'bad', 'idem', 'wait', 'plain']) {
       expect((await call(ctx, 'POST', '/v1/topics', { name, partitions: 2, config: { 'max.message.bytes': 2000 } })).status).toBe(201);
     }
   });
@@ -175,7 +175,6 @@ describe('record-batches body', () => {
         { partition: 0, batch: batch(records(1), { producerId: 5, producerEpoch: 0, baseSequence: 0 }) },
         { partition: 1, batch: good() },
       ]), 400, 'INVALID_REQUEST', 'producerId'],
-      ['a sequence without a producer id', () => encodeBatchFrames([{ partition: 0, batch: batch(records(1), { baseSequence: 0 }) }]), 400, 'INVALID_REQUEST', 'baseSequence'],
       ['too many records', () => encodeBatchFrames([{ partition: 0, batch: batch(Array.from({ length: 100_001 }, () => ({ timestamp: T0, key: null, value: null }))) }]), 400, 'INVALID_REQUEST', 'at most 100000'],
     ];
     it.each(cases)('%s', async (_, body, status, code, mentions) => {
@@ -226,6 +225,24 @@ describe('record-batches body', () => {
     const next = await produceBinary(ctx, 'idem', encodeBatchFrames([{ partition: 0, batch: batch(records(1), { producerId, producerEpoch, baseSequence: 3 }) }]));
     expect(JSON.parse(next.body)).toEqual({ offsets: [{ partition: 0, baseOffset: 3, count: 1 }] });
     expect((await readBinary(ctx, 'idem', 0)).length).toBe(4);
+  });
+
+  it("a batch without a producer id (-1) is plain whatever its epoch and sequence, as a Kafka broker ignores them (kafkajs sends 0 and 0)", async () => {
+    const kafkajsLike = (from: number) => batch(records(2, 'plain', from), { producerId: -1, producerEpoch: 0, baseSequence: 0 });
+    const body = encodeBatchFrames([
+      { partition: 0, batch: kafkajsLike(0) },
+      { partition: 1, batch: batch(records(1, 'plain'), { producerId: -1, producerEpoch: 7, baseSequence: 42 }) },
+    ]);
+    const first = await produceBinary(ctx, 'plain', body);
+    expect(first.status, first.body).toBe(200);
+    expect(JSON.parse(first.body)).toEqual({ offsets: [{ partition: 0, baseOffset: 0, count: 2 }, { partition: 1, baseOffset: 0, count: 1 }] });
+    // Not idempotent: the same sequence again is a new append, never a duplicate or a sequence error.
+    const again = await produceBinary(ctx, 'plain', encodeBatchFrames([{ partition: 0, batch: kafkajsLike(2) }]));
+    expect(JSON.parse(again.body)).toEqual({ offsets: [{ partition: 0, baseOffset: 2, count: 2 }] });
+    const read = await readBinary(ctx, 'plain', 0);
+    expect(read.map((r) => r.value?.toString())).toEqual(['plain-0-ü', 'plain-1-ü', 'plain-2-ü', 'plain-3-ü']);
+    const stored = decodeRecordBatches((await fetchBinary(ctx, 'plain', 0, 0)).bytes);
+    expect(stored.map((b) => [b.header.producerId, b.header.producerEpoch, b.header.baseSequence])).toEqual([[-1, 0, 0], [-1, 0, 0]]);
   });
 
   it('direct invoke carries the frames and the fetched batches in base64', async () => {
