@@ -19,7 +19,7 @@ import { SluiceError, isSluiceError } from '../errors.js';
 import type { SluiceContext } from '../context.js';
 import { isConditionalCheckFailed, toSluiceError } from '../metadata/aws-errors.js';
 import { segmentItemsDownFrom } from '../metadata/manifest.js';
-import { appendEntry, readPartitionState, removeIdleProducers } from '../metadata/partition-state.js';
+import { type AppendedProducerBatch, appendEntries, readPartitionState, removeIdleProducers } from '../metadata/partition-state.js';
 import type { ManifestEntry, PartitionState, ProducerEntry, TopicRef } from '../metadata/types.js';
 import { UnknownOutcomeError } from '../metadata/unknown-outcome.js';
 import { type RecordInput, encodeRecordBatch, readBatchHeader } from '../records/index.js';
@@ -57,15 +57,34 @@ export type PartitionAppendResult =
 
 /** Bound on refused updates (full tails spilled, producer entries expired) within one append. */
 const MAX_ROUNDS = 20;
+/**
+ * Bytes one manifest entry spans at most when it covers several requests' batches of a partition
+ * (appendRequests): a reader reads a tail entry whole, so a window's run of batches is listed in
+ * entries of about this size (a single batch larger than it is one entry, as always).
+ */
+export const MAX_ENTRY_BYTES = 1024 * 1024;
+/** Refusals of a combined update no read explains before its batches are committed one by one. */
+const UNEXPLAINED_REFUSALS = 2;
+
+/** Several produce requests' appends, each to one topic, written together by appendRequests. */
+export interface AppendRequest {
+  readonly topic: TopicRef;
+  readonly appends: readonly PartitionAppend[];
+}
 
 /** One partition's batch in the request. */
 interface PartitionWrite {
+  /** The request (appendRequests) and the append within it. */
+  readonly request: number;
   readonly index: number;
+  readonly topic: TopicRef;
   readonly append: PartitionAppend;
   readonly count: number;
   readonly batch: Buffer;
   readonly minTimestamp: number;
   readonly maxTimestamp: number;
+  /** Where the batch lies in the intake object. */
+  position: number;
   result?: PartitionAppendResult;
 }
 
@@ -80,26 +99,44 @@ export async function appendToPartitions(
   topic: TopicRef,
   appends: readonly PartitionAppend[],
 ): Promise<PartitionAppendResult[]> {
-  const results: PartitionAppendResult[] = new Array(appends.length);
+  const [results] = await appendRequests(ctx, [{ topic, appends }]);
+  return results;
+}
+
+/**
+ * appendToPartitions for several produce requests at once, of any topics (a Kafka gateway's
+ * batching window): ONE intake object holds every batch, laid out partition by partition, and
+ * each partition gets ONE conditional update listing its batches (consecutive in the object, so
+ * one manifest entry per MAX_ENTRY_BYTES) and setting each idempotent producer's entry under its
+ * own sequence condition. A producer's second batch to a partition in the same call waits for
+ * the first's update (STATE remembers one batch per producer). When an update is refused, one read
+ * decides each batch as appendToPartitions would (a duplicate gets its original offsets, a
+ * sequence error is that request's alone) and the others are tried again; a refusal no read
+ * explains makes each batch commit on its own. Results per request, each in the order of its appends.
+ */
+export async function appendRequests(ctx: SluiceContext, requests: readonly AppendRequest[]): Promise<PartitionAppendResult[][]> {
+  const results: PartitionAppendResult[][] = requests.map((r) => new Array<PartitionAppendResult>(r.appends.length));
   const writes: PartitionWrite[] = [];
-  const seen = new Set<number>();
-  const refusals = await keylessRecordRefusals(ctx, topic, appends);
-  appends.forEach((append, index) => {
-    try {
-      if (refusals[index]) throw refusals[index];
-      if (append.records?.length === 0) throw new SluiceError('INVALID_REQUEST', 'an append needs at least one record');
-      if (seen.has(append.partition)) {
-        throw new SluiceError('INVALID_REQUEST', `partition ${append.partition} appears twice in one append`);
+  const refusals = await Promise.all(requests.map(({ topic, appends }) => keylessRecordRefusals(ctx, topic, appends)));
+  requests.forEach(({ topic, appends }, request) => {
+    const seen = new Set<number>();
+    appends.forEach((append, index) => {
+      try {
+        if (refusals[request][index]) throw refusals[request][index];
+        if (append.records?.length === 0) throw new SluiceError('INVALID_REQUEST', 'an append needs at least one record');
+        if (seen.has(append.partition)) {
+          throw new SluiceError('INVALID_REQUEST', `partition ${append.partition} appears twice in one append`);
+        }
+        seen.add(append.partition);
+        writes.push(prepareWrite(topic, append, request, index));
+      } catch (e) {
+        results[request][index] = { partition: append.partition, error: toSluiceError(e, `append to ${topic.name}-${append.partition}`) };
       }
-      seen.add(append.partition);
-      writes.push(prepareWrite(append, index));
-    } catch (e) {
-      results[index] = { partition: append.partition, error: toSluiceError(e, `append to ${topic.name}-${append.partition}`) };
-    }
+    });
   });
   const started = performance.now();
-  if (writes.length > 0) await writeAndCommit(ctx, topic, writes);
-  for (const w of writes) results[w.index] = w.result!;
+  if (writes.length > 0) await writeAndCommit(ctx, writes);
+  for (const w of writes) results[w.request][w.index] = w.result!;
   recordMetrics(ctx, writes, performance.now() - started);
   return results;
 }
@@ -111,12 +148,13 @@ function recordMetrics(ctx: SluiceContext, writes: readonly PartitionWrite[], la
   }
 }
 
-function prepareWrite(append: PartitionAppend, index: number): PartitionWrite {
+function prepareWrite(topic: TopicRef, append: PartitionAppend, request: number, index: number): PartitionWrite {
   const { records, batch, producer } = append;
+  const write = { request, index, topic, append, position: 0 };
   if (batch) {
     const header = readBatchHeader(batch.bytes);
     if (header.sizeInBytes !== batch.bytes.length) throw new RangeError('expected exactly one record batch');
-    return { index, append, count: batch.count, batch: batch.bytes, minTimestamp: batch.minTimestamp, maxTimestamp: header.maxTimestamp };
+    return { ...write, count: batch.count, batch: batch.bytes, minTimestamp: batch.minTimestamp, maxTimestamp: header.maxTimestamp };
   }
   let minTimestamp = records[0].timestamp;
   let maxTimestamp = records[0].timestamp;
@@ -131,83 +169,177 @@ function prepareWrite(append: PartitionAppend, index: number): PartitionWrite {
     producerEpoch: producer?.producerEpoch,
     baseSequence: producer?.baseSequence,
   });
-  return { index, append, count: records.length, batch: bytes, minTimestamp, maxTimestamp };
+  return { ...write, count: records.length, batch: bytes, minTimestamp, maxTimestamp };
 }
 
-function fail(topic: TopicRef, w: PartitionWrite, e: unknown): void {
-  w.result = { partition: w.append.partition, error: toSluiceError(e, `append to ${topic.name}-${w.append.partition}`) };
+function fail(w: PartitionWrite, e: unknown): void {
+  w.result = { partition: w.append.partition, error: toSluiceError(e, `append to ${w.topic.name}-${w.append.partition}`) };
 }
 
-/** Steps 1 and 2: one intake object, then one update per partition, in parallel. */
-async function writeAndCommit(ctx: SluiceContext, topic: TopicRef, writes: readonly PartitionWrite[]): Promise<void> {
+/** Step 1, one intake object for every write, then step 2 for each partition, in parallel. */
+async function writeAndCommit(ctx: SluiceContext, writes: readonly PartitionWrite[]): Promise<void> {
   const createdAt = ctx.now();
   const objectKey = intakeObjectKey(ctx.prefix, createdAt);
-  // A lone batch IS the body (a 1 MiB produce to one partition copies nothing).
-  const body = writes.length === 1 ? writes[0].batch : Buffer.concat(writes.map((w) => w.batch));
-  const entries: ManifestEntry[] = [];
-  let position = 0;
+  // Each partition's batches next to each other (in arrival order), so one entry can list them.
+  const byPartition = new Map<string, PartitionWrite[]>();
   for (const w of writes) {
-    entries.push(
-      encodeEntry(ctx, {
-        count: w.count,
-        objectKey,
-        position,
-        size: w.batch.length,
-        minTimestamp: w.minTimestamp,
-        maxTimestamp: w.maxTimestamp,
-        createdAt,
-      }),
-    );
+    const key = `${w.topic.id}/${w.append.partition}`;
+    const group = byPartition.get(key);
+    if (group) group.push(w);
+    else byPartition.set(key, [w]);
+  }
+  const laidOut = [...byPartition.values()].flat();
+  let position = 0;
+  for (const w of laidOut) {
+    w.position = position;
     position += w.batch.length;
   }
+  // A lone batch IS the body (a 1 MiB produce to one partition copies nothing).
+  const body = laidOut.length === 1 ? laidOut[0].batch : Buffer.concat(laidOut.map((w) => w.batch));
   try {
     await putObject(ctx, objectKey, body);
   } catch (e) {
     // Nothing visible changed: no STATE was touched.
-    for (const w of writes) fail(topic, w, e);
+    for (const w of writes) fail(w, e);
     return;
   }
-  await Promise.all(
-    writes.map(async (w, i) => {
-      try {
-        w.result = await commit(ctx, topic, w, entries[i], createdAt);
-      } catch (e) {
-        fail(topic, w, e);
+  const intake: Intake = { objectKey, createdAt };
+  await Promise.all([...byPartition.values()].map((group) => commitPartition(ctx, group, intake)));
+}
+
+interface Intake {
+  readonly objectKey: string;
+  readonly createdAt: number;
+}
+
+/**
+ * Step 2 for one partition's writes: together, except that a producer's next batch waits for the
+ * update of its previous one (in arrival order, which is the producer's order).
+ */
+async function commitPartition(ctx: SluiceContext, writes: readonly PartitionWrite[], intake: Intake): Promise<void> {
+  let rest = writes;
+  while (rest.length > 0) {
+    const producers = new Set<number>();
+    let n = 0;
+    for (; n < rest.length; n++) {
+      const producer = rest[n].append.producer;
+      if (producer) {
+        if (producers.has(producer.producerId)) break;
+        producers.add(producer.producerId);
       }
-    }),
+    }
+    const together = rest.slice(0, n);
+    rest = rest.slice(n);
+    try {
+      await commit(ctx, together, intake);
+    } catch (e) {
+      for (const w of together) if (!w.result) fail(w, e);
+    }
+  }
+}
+
+/** The manifest entries listing `writes` (consecutive batches of one partition, in offset order). */
+function entriesOf(ctx: SluiceContext, writes: readonly PartitionWrite[], { objectKey, createdAt }: Intake): ManifestEntry[] {
+  const entries: ManifestEntry[] = [];
+  let run: PartitionWrite[] = [];
+  const close = () => {
+    if (run.length === 0) return;
+    const last = run[run.length - 1];
+    entries.push(
+      encodeEntry(ctx, {
+        count: run.reduce((n, w) => n + w.count, 0),
+        objectKey,
+        position: run[0].position,
+        size: last.position + last.batch.length - run[0].position,
+        minTimestamp: Math.min(...run.map((w) => w.minTimestamp)),
+        maxTimestamp: Math.max(...run.map((w) => w.maxTimestamp)),
+        createdAt,
+      }),
+    );
+    run = [];
+  };
+  for (const w of writes) {
+    const last = run[run.length - 1];
+    if (last && (last.position + last.batch.length !== w.position || w.position + w.batch.length - run[0].position > MAX_ENTRY_BYTES)) close();
+    run.push(w);
+  }
+  close();
+  return entries;
+}
+
+/** Acknowledges `writes` at consecutive offsets from `baseOffset`. */
+function acknowledge(writes: readonly PartitionWrite[], baseOffset: number): void {
+  let offset = baseOffset;
+  for (const w of writes) {
+    w.result = { partition: w.append.partition, baseOffset: offset, count: w.count };
+    offset += w.count;
+  }
+}
+
+function producerEntryOf(w: PartitionWrite, startedAt: number): ProducerEntry | undefined {
+  const producer = w.append.producer;
+  return (
+    producer && {
+      producerEpoch: producer.producerEpoch,
+      baseSequence: producer.baseSequence,
+      lastSequence: incrementSequence(producer.baseSequence, w.count - 1),
+      count: w.count,
+      lastUpdated: startedAt,
+    }
   );
 }
 
-/** Step 2 for one partition, with the decisions a refused or unknown outcome needs. */
-async function commit(ctx: SluiceContext, topic: TopicRef, w: PartitionWrite, entry: ManifestEntry, startedAt: number): Promise<PartitionAppendResult> {
-  const { partition, producer } = w.append;
-  const producerEntry: ProducerEntry | undefined = producer && {
-    producerEpoch: producer.producerEpoch,
-    baseSequence: producer.baseSequence,
-    lastSequence: incrementSequence(producer.baseSequence, w.count - 1),
-    count: w.count,
-    lastUpdated: startedAt,
-  };
+/**
+ * Step 2 for one partition's writes (at most one per producer), with the decisions a refused or
+ * unknown outcome needs. Sets each write's result, or throws what fails those still without one.
+ */
+async function commit(ctx: SluiceContext, writes: readonly PartitionWrite[], intake: Intake): Promise<void> {
+  const { topic } = writes[0];
+  const { partition } = writes[0].append;
+  let pending = writes;
+  let unexplained = 0;
   for (let round = 0; round < MAX_ROUNDS; round++) {
+    if (pending.length === 0) return;
+    const entries = entriesOf(ctx, pending, intake);
+    if (pending.length > 1 && (unexplained >= UNEXPLAINED_REFUSALS || entries.length > TAIL_MAX_ENTRIES)) {
+      // One update per batch, in order: each gets exactly the answer it would get alone.
+      for (const w of pending) {
+        try {
+          await commit(ctx, [w], intake);
+        } catch (e) {
+          fail(w, e);
+        }
+      }
+      return;
+    }
+    let offsetDelta = 0;
+    const producers: AppendedProducerBatch[] = [];
+    for (const w of pending) {
+      const entry = producerEntryOf(w, intake.createdAt);
+      if (entry) producers.push({ producerId: w.append.producer!.producerId, entry, offsetDelta });
+      offsetDelta += w.count;
+    }
     let before: PartitionState;
     try {
-      before = await appendEntry(ctx, {
+      before = await appendEntries(ctx, {
         topic,
         partition,
-        entry,
-        count: w.count,
-        bytes: w.batch.length,
+        entries,
+        count: offsetDelta,
+        bytes: pending.reduce((n, w) => n + w.batch.length, 0),
         maxTailEntries: TAIL_ROOM_ENTRIES,
-        producer: producer && producerEntry && { producerId: producer.producerId, entry: producerEntry, maxProducers: MAX_PRODUCERS_PER_PARTITION },
+        producers,
+        maxProducers: MAX_PRODUCERS_PER_PARTITION,
       });
     } catch (e) {
       if (e instanceof UnknownOutcomeError) {
         // Whatever fails while resolving, the update may have landed: never a definite refusal.
-        return resolveUnknownOutcome(ctx, topic, w, entry, startedAt, e).catch((failure: unknown) => {
-          throw isSluiceError(failure) && failure.code === 'REQUEST_TIMED_OUT'
-            ? failure
-            : new SluiceError('REQUEST_TIMED_OUT', `append to ${topic.name}-${partition}: ${e.message}; it may still be applied`);
+        const timedOut = new SluiceError('REQUEST_TIMED_OUT', `append to ${topic.name}-${partition}: ${e.message}; it may still be applied`);
+        await resolveUnknownOutcome(ctx, pending, entries[0], intake.createdAt, timedOut).catch((failure: unknown) => {
+          const error = isSluiceError(failure) && failure.code === 'REQUEST_TIMED_OUT' ? failure : timedOut;
+          for (const w of pending) if (!w.result) w.result = { partition, error };
         });
+        return;
       }
       if (!isConditionalCheckFailed(e)) throw e; // a definite refusal (throttling...): nothing changed
       const state = await readPartitionState(ctx, topic, partition);
@@ -216,29 +348,54 @@ async function commit(ctx: SluiceContext, topic: TopicRef, w: PartitionWrite, en
       }
       // Refused by `NOT contains(tail, entry)`: this very update was applied already (an earlier
       // attempt whose failure was not definite after all). Acknowledge it where it landed.
-      const landed = state.tail.indexOf(entry);
-      if (landed >= 0) return { partition, baseOffset: state.tailBase + entriesCount(state.tail.slice(0, landed)), count: w.count };
-      if (producer && producerEntry) {
+      const landed = state.tail.indexOf(entries[0]);
+      if (landed >= 0) {
+        acknowledge(pending, state.tailBase + entriesCount(state.tail.slice(0, landed)));
+        return;
+      }
+      let explained = false;
+      const capped: PartitionWrite[] = [];
+      for (const w of pending) {
+        const producer = w.append.producer;
+        if (!producer) continue;
         const verdict = classifyRefusedSequence(state, producer, w.count);
-        if (verdict.kind === 'duplicate') return { partition, baseOffset: verdict.baseOffset, count: w.count, duplicate: true };
-        if (verdict.kind === 'error') throw verdict.error;
-        if (verdict.kind === 'producerCapReached') {
-          await expireIdleProducers(ctx, topic, state, producer.producerId);
-          continue;
+        if (verdict.kind === 'duplicate') w.result = { partition, baseOffset: verdict.baseOffset, count: w.count, duplicate: true };
+        else if (verdict.kind === 'error') fail(w, verdict.error);
+        else if (verdict.kind === 'producerCapReached') capped.push(w);
+      }
+      if (pending.some((w) => w.result)) {
+        explained = true;
+        pending = pending.filter((w) => !w.result);
+      }
+      if (capped.length > 0) {
+        explained = true;
+        try {
+          await expireIdleProducers(ctx, topic, state, capped[0].append.producer!.producerId);
+        } catch (failure) {
+          // None idle: only the new producers wait (retriably); the others are tried again.
+          if (!isSluiceError(failure) || failure.code !== 'THROTTLING') throw failure;
+          for (const w of capped) fail(w, failure);
+          pending = pending.filter((w) => !w.result);
         }
       }
-      if (state.tail.length >= TAIL_ROOM_ENTRIES) await spillTail(ctx, topic, state, TAIL_MAX_ENTRIES);
-      continue; // the condition's inputs moved between the update and the read: try again
+      if (!explained && state.tail.length + entries.length > TAIL_ROOM_ENTRIES) {
+        explained = true;
+        await spillTail(ctx, topic, state, TAIL_MAX_ENTRIES);
+      }
+      // Otherwise the condition's inputs moved between the update and the read: try again.
+      if (!explained) unexplained++;
+      continue;
     }
-    const tailAfter = before.tail.length + 1;
+    acknowledge(pending, before.logEndOffset);
+    const tailAfter = before.tail.length + entries.length;
     // The append that brings the tail to TAIL_MAX_ENTRIES spills it, while concurrent appends use
     // the room left; so does the one that takes the last of that room, in case the first spiller
     // died. Not needed for this append's acknowledgement: a failure is left to the next appender
     // or the leader.
-    if (tailAfter === TAIL_MAX_ENTRIES || tailAfter === TAIL_ROOM_ENTRIES) {
-      await spillTail(ctx, topic, { ...before, tail: [...before.tail, entry] }, TAIL_MAX_ENTRIES).catch(() => undefined);
+    if ((before.tail.length < TAIL_MAX_ENTRIES && tailAfter >= TAIL_MAX_ENTRIES) || tailAfter === TAIL_ROOM_ENTRIES) {
+      await spillTail(ctx, topic, { ...before, tail: [...before.tail, ...entries] }, TAIL_MAX_ENTRIES).catch(() => undefined);
     }
-    return { partition, baseOffset: before.logEndOffset, count: w.count };
+    return;
   }
   throw new SluiceError('REQUEST_TIMED_OUT', `append to ${topic.name}-${partition} did not settle after ${MAX_ROUNDS} refused updates`);
 }
@@ -269,36 +426,40 @@ const SEARCH_ITEMS = 8;
 const MAX_CLOCK_SKEW_MS = 30_000;
 
 /**
- * The update's reply was lost. It landed if its entry is listed: in the tail, or in an item
- * spilled since the append started (docs/ARCHITECTURE.md rule 7). An idempotent producer's entry tells too.
- * Otherwise it may still land, so the answer is retriable REQUEST_TIMED_OUT, never "not written".
+ * The update's reply was lost. It landed if its first entry is listed (its entries land together):
+ * in the tail, or in an item spilled since the append started (docs/ARCHITECTURE.md rule 7). An
+ * idempotent producer's entry tells too, for that producer's batch alone (the entry may be a
+ * previous request's). Otherwise it may still land, so the answer is retriable REQUEST_TIMED_OUT
+ * (`timedOut`), never "not written".
  */
 async function resolveUnknownOutcome(
   ctx: SluiceContext,
-  topic: TopicRef,
-  w: PartitionWrite,
+  writes: readonly PartitionWrite[],
   entry: ManifestEntry,
   startedAt: number,
-  error: UnknownOutcomeError,
-): Promise<PartitionAppendResult> {
-  const { partition, producer } = w.append;
+  timedOut: SluiceError,
+): Promise<void> {
+  const { topic } = writes[0];
+  const { partition } = writes[0].append;
   const state = await readPartitionState(ctx, topic, partition);
-  const timedOut = new SluiceError('REQUEST_TIMED_OUT', `append to ${topic.name}-${partition}: ${error.message}; it may still be applied`);
   if (!state) throw timedOut;
   const inTail = state.tail.indexOf(entry);
-  if (inTail >= 0) return { partition, baseOffset: state.tailBase + entriesCount(state.tail.slice(0, inTail)), count: w.count };
-  if (producer) {
+  if (inTail >= 0) return acknowledge(writes, state.tailBase + entriesCount(state.tail.slice(0, inTail)));
+  for (const w of writes) {
+    const producer = w.append.producer;
+    if (!producer) continue;
     const last = state.producers[String(producer.producerId)];
     if (last && last.producerEpoch === producer.producerEpoch && last.baseSequence === producer.baseSequence && last.count === w.count) {
-      return { partition, baseOffset: state.producerBases[String(producer.producerId)], count: w.count };
+      w.result = { partition, baseOffset: state.producerBases[String(producer.producerId)], count: w.count };
     }
   }
+  if (writes.every((w) => w.result)) return;
   if (state.tailBase > 0) {
     for (const item of await segmentItemsDownFrom(ctx, topic, partition, state.tailBase - 1, SEARCH_ITEMS)) {
       if (item.createdAt < startedAt - MAX_CLOCK_SKEW_MS) break; // spilled before this append began: cannot list it
       const at = item.entries?.indexOf(entry) ?? -1;
-      if (at >= 0) return { partition, baseOffset: item.baseOffset + entriesCount(item.entries!.slice(0, at)), count: w.count };
+      if (at >= 0) return acknowledge(writes, item.baseOffset + entriesCount(item.entries!.slice(0, at)));
     }
   }
-  throw timedOut;
+  for (const w of writes) w.result ??= { partition, error: timedOut };
 }

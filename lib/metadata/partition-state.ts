@@ -3,6 +3,7 @@
 //
 //   createPartitionStates   topic creation: the item with every attribute the updates below need
 //   appendEntry             an append (any process): logEndOffset += count, tail += [entry]
+//   appendEntries           the same for several appends' entries of one partition at once
 //   removeSpilledEntries    a spill (any process): drop the oldest entries, advance tailBase
 //   acquirePartitionLease   the partition leader (maintenance): owner, epoch + 1, expiry
 //   advanceLogStartOffset   retention, under the lease
@@ -156,6 +157,31 @@ export interface AppendEntryRequest {
   };
 }
 
+/** One idempotent producer's batch among the entries of one update (appendEntries). */
+export interface AppendedProducerBatch {
+  readonly producerId: number;
+  readonly entry: ProducerEntry;
+  /** Records of the update before this batch's first: its base offset is the old logEndOffset + this. */
+  readonly offsetDelta: number;
+}
+
+/** Several appends' entries committed to one partition by one update (a gateway's batching window). */
+export interface AppendEntriesRequest {
+  readonly topic: TopicRef;
+  readonly partition: number;
+  /** In offset order; the first is the one `NOT contains` guards (they land together or not at all). */
+  readonly entries: readonly ManifestEntry[];
+  /** Records of all the entries. */
+  readonly count: number;
+  readonly bytes: number;
+  /** The tail must hold at most this many entries once they are added. */
+  readonly maxTailEntries: number;
+  /** Each at most once per producer id, each under its own sequence condition. */
+  readonly producers: readonly AppendedProducerBatch[];
+  /** At most this many producers may hold entries on the partition once the update is applied. */
+  readonly maxProducers: number;
+}
+
 /**
  * Step 2 of the append protocol: `logEndOffset += count, tail += [entry]`, if the item exists (its
  * key carries the topic id, so a writer of a deleted topic finds none),
@@ -170,6 +196,29 @@ export interface AppendEntryRequest {
  * append.ts never re-sends an update whose outcome it does not know, this is a second guard.
  */
 export async function appendEntry(ctx: SluiceContext, req: AppendEntryRequest): Promise<PartitionState> {
+  const { producer } = req;
+  return appendEntries(ctx, {
+    topic: req.topic,
+    partition: req.partition,
+    entries: [req.entry],
+    count: req.count,
+    bytes: req.bytes,
+    maxTailEntries: req.maxTailEntries,
+    producers: producer ? [{ producerId: producer.producerId, entry: producer.entry, offsetDelta: 0 }] : [],
+    maxProducers: producer?.maxProducers ?? 0,
+  });
+}
+
+/**
+ * appendEntry for several entries and idempotent producers' batches at once, all or nothing: the
+ * tail must have room for all the entries, each producer's sequence must continue (as appendEntry
+ * says) and the producers that may be new must all fit under the cap (counted as if each were new:
+ * an update refused only for that is retried batch by batch by append.ts). Each producer's base is
+ * set to the old logEndOffset plus its offsetDelta. With one entry and at most one producer, the
+ * expressions are appendEntry's.
+ */
+export async function appendEntries(ctx: SluiceContext, req: AppendEntriesRequest): Promise<PartitionState> {
+  if (req.entries.length === 0) throw new RangeError('an update appends at least one entry');
   const names: Record<string, string> = {
     '#logEndOffset': 'logEndOffset',
     '#tail': 'tail',
@@ -178,31 +227,36 @@ export async function appendEntry(ctx: SluiceContext, req: AppendEntryRequest): 
   };
   const values: Record<string, unknown> = {
     ':count': req.count,
-    ':entryList': [req.entry],
-    ':entry': req.entry,
+    ':entryList': [...req.entries],
+    ':entry': req.entries[0],
     ':bytes': req.bytes,
-    ':one': 1,
-    ':maxTail': req.maxTailEntries,
+    ':one': req.entries.length,
+    ':maxTail': req.maxTailEntries - req.entries.length + 1,
   };
   let condition = 'attribute_exists(pk) AND size(#tail) < :maxTail AND NOT contains(#tail, :entry)';
   let update = 'SET #logEndOffset = #logEndOffset + :count, #tail = list_append(#tail, :entryList), #bytes = #bytes + :bytes, #segments = #segments + :one';
-  const producer = req.producer;
-  if (producer) {
-    Object.assign(names, { '#producers': 'producers', '#bases': 'producerBases', '#pid': String(producer.producerId), '#pEpoch': 'e' });
-    values[':producer'] = storedProducerEntry(producer.entry);
-    values[':pEpoch'] = producer.entry.producerEpoch;
-    // Copies logEndOffset's value from before this update: the base offset the batch receives.
-    update += ', #producers.#pid = :producer, #bases.#pid = #logEndOffset';
+  const mayBeNew = req.producers.filter((p) => p.entry.baseSequence === 0).length;
+  req.producers.forEach((producer, i) => {
+    const n = i === 0 ? '' : String(i);
+    Object.assign(names, { '#producers': 'producers', '#bases': 'producerBases', [`#pid${n}`]: String(producer.producerId), '#pEpoch': 'e' });
+    values[`:producer${n}`] = storedProducerEntry(producer.entry);
+    values[`:pEpoch${n}`] = producer.entry.producerEpoch;
+    // Copies logEndOffset's value from before this update (plus the records before the batch): its base offset.
+    if (producer.offsetDelta === 0) update += `, #producers.#pid${n} = :producer${n}, #bases.#pid${n} = #logEndOffset`;
+    else {
+      values[`:delta${n}`] = producer.offsetDelta;
+      update += `, #producers.#pid${n} = :producer${n}, #bases.#pid${n} = #logEndOffset + :delta${n}`;
+    }
     if (producer.entry.baseSequence === 0) {
-      values[':maxProducers'] = producer.maxProducers;
+      values[':maxProducers'] = req.maxProducers - mayBeNew + 1;
       condition +=
-        ' AND ((attribute_not_exists(#producers.#pid) AND size(#producers) < :maxProducers) OR #producers.#pid.#pEpoch < :pEpoch)';
+        ` AND ((attribute_not_exists(#producers.#pid${n}) AND size(#producers) < :maxProducers) OR #producers.#pid${n}.#pEpoch < :pEpoch${n})`;
     } else {
       names['#pLast'] = 'l';
-      values[':prevSeq'] = producer.entry.baseSequence - 1;
-      condition += ' AND #producers.#pid.#pEpoch = :pEpoch AND #producers.#pid.#pLast = :prevSeq';
+      values[`:prevSeq${n}`] = producer.entry.baseSequence - 1;
+      condition += ` AND #producers.#pid${n}.#pEpoch = :pEpoch${n} AND #producers.#pid${n}.#pLast = :prevSeq${n}`;
     }
-  }
+  });
   const out = await sendOnce(
     ctx,
     new UpdateCommand({
