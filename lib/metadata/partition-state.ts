@@ -12,12 +12,13 @@
 //   deletePartitionState    topic deletion (lib/log/delete-topic.ts, the sweep finishing one):
 //                           unconditional, first of the partition's items to go
 //
-// Reads are strongly consistent: the append and read protocols decide on them.
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+// Reads are strongly consistent: the append and read protocols decide on them; only a long-poll's
+// check for new data (readLogEndOffsets) reads eventually consistent.
+import { BatchGetCommand, type BatchGetCommandOutput, DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { SluiceError } from '../errors.js';
 import type { SluiceContext } from '../context.js';
 import { isConditionalCheckFailed } from './aws-errors.js';
-import { stateKey } from './keys.js';
+import { partitionPk, stateKey } from './keys.js';
 import { sendOnce } from './unknown-outcome.js';
 import type { ManifestEntry, PartitionState, ProducerEntry, TopicRef } from './types.js';
 
@@ -97,6 +98,34 @@ const unknownPartition = (topic: TopicRef, partition: number) =>
 export async function readPartitionState(ctx: SluiceContext, topic: TopicRef, partition: number): Promise<PartitionState | undefined> {
   const got = await ctx.ddb.send(new GetCommand({ TableName: ctx.table, Key: stateKey(topic, partition), ConsistentRead: true }));
   return got.Item ? partitionStateFromItem(got.Item) : undefined;
+}
+
+/** Keys one BatchGetItem takes at most. */
+const BATCH_GET_KEYS = 100;
+
+/**
+ * The partitions' logEndOffsets, by key pk (keys.ts partitionPk), read cheaply for long-polls:
+ * eventually consistent (half the cost; a stale value is only older, so it never wakes a poll for
+ * nothing), only that attribute, 100 partitions per BatchGetItem. A partition that does not exist
+ * is absent from the map.
+ */
+export async function readLogEndOffsets(ctx: SluiceContext, partitions: readonly { readonly topic: TopicRef; readonly partition: number }[]): Promise<Map<string, number>> {
+  const offsets = new Map<string, number>();
+  const unique = [...new Map(partitions.map((p) => [partitionPk(p.topic, p.partition), stateKey(p.topic, p.partition)])).values()];
+  for (let i = 0; i < unique.length; i += BATCH_GET_KEYS) {
+    let keys: Record<string, unknown>[] | undefined = unique.slice(i, i + BATCH_GET_KEYS);
+    for (let attempt = 0; keys && keys.length > 0; attempt++) {
+      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(1000, 25 * 2 ** attempt)));
+      const out: BatchGetCommandOutput = await ctx.ddb.send(
+        new BatchGetCommand({
+          RequestItems: { [ctx.table]: { Keys: keys, ProjectionExpression: 'pk, #logEndOffset', ExpressionAttributeNames: { '#logEndOffset': 'logEndOffset' } } },
+        }),
+      );
+      for (const item of out.Responses?.[ctx.table] ?? []) offsets.set(String(item.pk), num(item, 'logEndOffset'));
+      keys = out.UnprocessedKeys?.[ctx.table]?.Keys;
+    }
+  }
+  return offsets;
 }
 
 /** Strongly consistent read. @throws SluiceError UNKNOWN_TOPIC_OR_PARTITION when it does not exist */

@@ -17,7 +17,7 @@ import type { TopicRef } from '../../lib/metadata/types.js';
 import { createTestContext } from '../support/storage.js';
 import { bucketKeys, expectConsistentPartition, referencedObjectKeys, runOnce, withClock } from './maintenance-support.js';
 import { readValues } from './read-all.js';
-import { observeSdk } from './sdk-faults.js';
+import { isCommit, observeSdk, timeoutError } from './sdk-faults.js';
 
 const records = (tag: string, n = 1, timestamp = 1000) =>
   Array.from({ length: n }, (_, i) => ({ timestamp: timestamp + i, key: null, value: Buffer.from(`${tag}.${i}`) }));
@@ -142,6 +142,30 @@ describe('appendRequests', () => {
     expect(Object.keys(state.producers)).toHaveLength(MAX_PRODUCERS_PER_PARTITION);
     expect(state.logEndOffset).toBe(MAX_PRODUCERS_PER_PARTITION + 1);
     expect((await readValues(ctx, t, 0)).slice(-2)).toEqual(['last.0', 'plain.0']);
+  });
+
+  it('a combined update whose reply was lost is found in the tail; one never sent is REQUEST_TIMED_OUT for every request in it', async () => {
+    const ctx = await createTestContext();
+    const t = await createTopic(ctx, 't', 1);
+    const p = await allocateProducerId(ctx);
+    const sdk = observeSdk(ctx);
+    const window = (tag: string, baseSequence: number): AppendRequest[] => [
+      { topic: t, appends: [{ partition: 0, records: records(`${tag}-plain`) }] },
+      { topic: t, appends: [{ partition: 0, records: records(`${tag}-p`, 2), producer: { ...p, baseSequence } }] },
+    ];
+    // Applied, reply lost: both acknowledged where the entry landed.
+    sdk.fault = (call) => (isCommit(call) ? { when: 'after', error: timeoutError() } : undefined);
+    const landed = await appendRequests(ctx, window('a', 0));
+    expect(landed.map((r) => r[0])).toEqual([{ partition: 0, baseOffset: 0, count: 1 }, { partition: 0, baseOffset: 1, count: 2 }]);
+    expect(sdk.calls.filter(isCommit)).toHaveLength(1);
+    // Never sent: nothing can be said, so each request gets the retriable REQUEST_TIMED_OUT.
+    sdk.fault = (call) => (isCommit(call) ? { when: 'before', error: timeoutError() } : undefined);
+    const unknown = await appendRequests(ctx, window('b', 2));
+    expect(unknown.map((r) => code(r[0]))).toEqual(['REQUEST_TIMED_OUT', 'REQUEST_TIMED_OUT']);
+    // The idempotent producer's resend then lands exactly once.
+    sdk.fault = () => undefined;
+    expect((await appendRequests(ctx, window('b', 2)))[1][0]).toEqual({ partition: 0, baseOffset: 4, count: 2 });
+    expect(await readValues(ctx, t, 0)).toEqual(['a-plain.0', 'a-p.0', 'a-p.1', 'b-plain.0', 'b-p.0', 'b-p.1']);
   });
 
   it('splits a large window into entries of about MAX_ENTRY_BYTES, still in one update', async () => {

@@ -1,0 +1,139 @@
+// Produce batching across connections: a gateway collects the produce requests of ALL its
+// connections for up to `linger` (default 25 ms) or `batch bytes` (default 8 MiB), whichever comes
+// first, and writes them with ONE intake object and one conditional STATE update per partition
+// (lib/log/append.ts appendRequests), as WarpStream's agents do. Each request is answered after its
+// own commit, exactly as if it had been written alone (a duplicate gets its original offsets, a
+// sequence error is its own), so batching changes the cost, never an answer.
+//
+// Windows are written one after another: while one is being written the next one fills (up to
+// `batch bytes`), and a partition's batches are committed in the order their requests arrived,
+// which keeps a connection's pipelined requests (max.in.flight > 1) in order, as a Kafka broker does.
+import type { SluiceContext } from '../context.js';
+import { SluiceError } from '../errors.js';
+import { type AppendRequest, type PartitionAppendResult, appendRequests } from '../log/append.js';
+import type { TopicRef } from '../metadata/types.js';
+
+export interface ProduceBatcherOptions {
+  /** How long a window collects requests after its first one. @default 25 */
+  readonly lingerMs?: number;
+  /** Bytes of batches at which a window is written at once. @default 8 MiB */
+  readonly batchBytes?: number;
+}
+
+export const DEFAULT_LINGER_MS = 25;
+export const DEFAULT_BATCH_BYTES = 8 * 1024 * 1024;
+
+/** What a batcher did, for metrics and the bench. */
+export interface ProduceBatcherStats {
+  /** Windows written: each is one intake object. */
+  readonly windows: number;
+  /** Produce requests (one topic's part of a Kafka request each) written in them. */
+  readonly requests: number;
+  readonly bytes: number;
+}
+
+/** Appended partitions, as (topic, partition, log end offset after the append). */
+export type AppendListener = (topic: TopicRef, partition: number, logEndOffset: number) => void;
+
+interface Pending {
+  readonly requests: readonly AppendRequest[];
+  readonly bytes: number;
+  resolve(results: PartitionAppendResult[][]): void;
+  reject(error: unknown): void;
+}
+
+const requestBytes = (requests: readonly AppendRequest[]) => {
+  let n = 0;
+  for (const r of requests) for (const a of r.appends) n += a.batch ? a.batch.bytes.length : a.records.reduce((m, rec) => m + (rec.value?.length ?? 0) + (rec.key?.length ?? 0) + 32, 0);
+  return n;
+};
+
+export class ProduceBatcher {
+  readonly lingerMs: number;
+  readonly batchBytes: number;
+  private window: Pending[] = [];
+  private windowBytes = 0;
+  private timer: NodeJS.Timeout | undefined;
+  /** The window being written (windows are written one at a time). */
+  private writing: Promise<void> = Promise.resolve();
+  private closed = false;
+  private readonly listeners = new Set<AppendListener>();
+  private counters = { windows: 0, requests: 0, bytes: 0 };
+
+  constructor(
+    private readonly ctx: SluiceContext,
+    options: ProduceBatcherOptions = {},
+  ) {
+    this.lingerMs = options.lingerMs ?? DEFAULT_LINGER_MS;
+    this.batchBytes = options.batchBytes ?? DEFAULT_BATCH_BYTES;
+    if (!(this.lingerMs >= 0) || !(this.batchBytes > 0)) throw new RangeError(`bad produce batching settings: linger ${this.lingerMs} ms, batch bytes ${this.batchBytes}`);
+  }
+
+  get stats(): ProduceBatcherStats {
+    return { ...this.counters };
+  }
+
+  /** Called after each window's commits with every partition it appended to (fetch long-polls wake on it). */
+  onAppended(listener: AppendListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /**
+   * Appends the requests (one Kafka produce request's topics) in the current window; resolves with
+   * each request's results, in the order of its appends, once the window is committed.
+   */
+  append(requests: readonly AppendRequest[]): Promise<PartitionAppendResult[][]> {
+    if (this.closed) return Promise.reject(new SluiceError('REQUEST_TIMED_OUT', 'the gateway is shutting down; send the request again'));
+    if (requests.length === 0) return Promise.resolve([]);
+    const bytes = requestBytes(requests);
+    return new Promise((resolve, reject) => {
+      // A request that would push the window past batch bytes starts the next one.
+      if (this.window.length > 0 && this.windowBytes + bytes > this.batchBytes) this.closeWindow();
+      this.window.push({ requests, bytes, resolve, reject });
+      this.windowBytes += bytes;
+      if (this.windowBytes >= this.batchBytes || this.lingerMs === 0) this.closeWindow();
+      else this.timer ??= setTimeout(() => this.closeWindow(), this.lingerMs);
+    });
+  }
+
+  /** Writes what is collected now and refuses anything later; resolves once every window is written. */
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.window.length > 0) this.closeWindow();
+    await this.writing;
+  }
+
+  /** Ends the current window: it is written once the one before is. */
+  private closeWindow(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    const window = this.window;
+    this.window = [];
+    this.windowBytes = 0;
+    if (window.length === 0) return;
+    this.writing = this.writing.then(() => this.write(window));
+  }
+
+  private async write(window: readonly Pending[]): Promise<void> {
+    const requests = window.flatMap((p) => p.requests);
+    let results: PartitionAppendResult[][];
+    try {
+      results = await appendRequests(this.ctx, requests);
+    } catch (e) {
+      for (const p of window) p.reject(e);
+      return;
+    }
+    this.counters.windows++;
+    this.counters.requests += requests.length;
+    for (const p of window) this.counters.bytes += p.bytes;
+    let at = 0;
+    for (const p of window) {
+      p.resolve(results.slice(at, at + p.requests.length));
+      at += p.requests.length;
+    }
+    requests.forEach((request, i) => {
+      for (const r of results[i]) if (!('error' in r) && !r.duplicate) for (const l of this.listeners) l(request.topic, r.partition, r.baseOffset + r.count);
+    });
+  }
+}
