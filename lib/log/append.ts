@@ -15,6 +15,9 @@
 // lost reply) is never re-sent: the request's entry (its intake object is unique) is looked for
 // in the tail and in SEG items spilled since; not found is a retriable REQUEST_TIMED_OUT, as a
 // Kafka broker answers, and only an idempotent producer's retry is then exactly-once.
+//
+// appendRequests does the same for many requests at once (a Kafka gateway's batching window): one
+// intake object for all, one update per partition listing all its batches (docs/ARCHITECTURE.md).
 import { SluiceError, isSluiceError } from '../errors.js';
 import type { SluiceContext } from '../context.js';
 import { isConditionalCheckFailed, toSluiceError } from '../metadata/aws-errors.js';
