@@ -60,6 +60,21 @@ async function main(): Promise<void> {
   );
   const kafkaPort = kafkaPortFromEnv(process.env);
   const kafka: KafkaGateway | undefined = kafkaPort === 0 ? undefined : await startKafkaGateway(context, { host: '127.0.0.1', port: kafkaPort });
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(JSON.stringify({ message: 'stopping', signal }));
+    await maintenance.stop();
+    await kafka?.close();
+    await server.close();
+    await emulators?.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+
+  // Printed last: whoever waits for this line may signal the process at once.
   const url = server.url;
   console.log(`Sluice listening on ${url} (${where}; bucket ${context.bucket}, table ${context.table})
 
@@ -81,20 +96,6 @@ async function main(): Promise<void> {
   kcat -C -b ${broker} -t orders -o beginning -e
 `);
   }
-
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    console.log(JSON.stringify({ message: 'stopping', signal }));
-    await maintenance.stop();
-    await kafka?.close();
-    await server.close();
-    await emulators?.close();
-    process.exit(0);
-  };
-  process.on('SIGINT', () => void stop('SIGINT'));
-  process.on('SIGTERM', () => void stop('SIGTERM'));
 }
 
 /** KAFKA_PORT: the gateway's port, 9092 when unset, 0 for no gateway. */
