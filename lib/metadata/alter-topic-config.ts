@@ -95,21 +95,24 @@ function topicOf(item: Record<string, unknown>): TopicMetadata {
 }
 
 /**
- * Applies `changes` to the topic's config and returns the topic as it now is (with validateOnly:
+ * Applies `changes` (or the changes a function derives from the current config) to the topic's
+ * config and returns the topic as it now is (with validateOnly:
  * as it would be). Invalid keys or values refuse the whole change (INVALID_CONFIG) and write nothing.
  * @throws SluiceError UNKNOWN_TOPIC_OR_PARTITION, INVALID_TOPIC_EXCEPTION, INVALID_CONFIG, INVALID_REQUEST
  */
 export async function alterTopicConfig(
   ctx: SluiceContext,
   name: string,
-  changes: TopicConfigChanges,
+  changes: TopicConfigChanges | ((current: TopicConfig) => TopicConfigChanges),
   options: AlterTopicConfigOptions = {},
 ): Promise<TopicMetadata> {
   validateTopicName(name);
-  validateChanges(changes);
+  if (typeof changes !== 'function') validateChanges(changes);
   for (let attempt = 1; ; attempt++) {
     const { topic, configVersion } = await readTopic(ctx, name);
-    const config = applyConfigChanges(topic.config, changes);
+    // A function derives the change from the config it applies to (Kafka's APPEND to a list), so a
+    // retry after a lost race derives it again from the winner's config.
+    const config = applyConfigChanges(topic.config, typeof changes === 'function' ? changes(topic.config) : changes);
     if (options.validateOnly) return { ...topic, config };
     const seen = configVersion ?? 0;
     try {
