@@ -3,7 +3,10 @@
 // them with createPartitions — each checked against what Sluice stores, not only what kafkajs says.
 import type { Admin } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiKey, type CreateTopicsResponse, type DeleteTopicsResponse } from '../../lib/kafka/protocol/messages.js';
+import { topicUuid } from '../../lib/kafka/topic-id.js';
 import { getTopic, listTopics } from '../../lib/metadata/topics.js';
+import { rawCall } from './raw-call.js';
 import { startTestGateway, type TestGateway } from './support.js';
 
 let kafka: TestGateway;
@@ -102,5 +105,34 @@ describe('kafkajs admin: topics', () => {
     expect(await rejection(admin.createPartitions({ topicPartitions: [{ topic: 'missing', count: 3 }] }))).toBe('UNKNOWN_TOPIC_OR_PARTITION');
     expect((await getTopic(kafka.ctx, 'growing'))?.partitions).toBe(4);
     await admin.deleteTopics({ topics: ['growing'] });
+  });
+
+  it('CreateTopics v7 answers the topic id, partitions and configs; DeleteTopics v6 deletes by id', async () => {
+    const created = await rawCall<CreateTopicsResponse>(kafka.gateway.port, ApiKey.CreateTopics, 7, {
+      topics: [{ name: 'java', numPartitions: -1, replicationFactor: -1, assignments: [], configs: [{ name: 'retention.ms', value: '60000' }] }],
+      timeoutMs: 1000,
+      validateOnly: false,
+    });
+    const stored = (await getTopic(kafka.ctx, 'java'))!;
+    const result = created.topics![0];
+    expect(result).toMatchObject({ name: 'java', errorCode: 0, topicId: topicUuid(stored.id), numPartitions: 1, replicationFactor: 1 });
+    expect(result.configs!.find((c) => c.name === 'retention.ms')).toEqual({ name: 'retention.ms', value: '60000', readOnly: false, configSource: 1, isSensitive: false });
+
+    const unknownId = '0123abcd-0000-0000-0000-000000000000';
+    const deleted = await rawCall<DeleteTopicsResponse>(kafka.gateway.port, ApiKey.DeleteTopics, 6, {
+      topics: [
+        { name: null, topicId: topicUuid(stored.id) },
+        { name: null, topicId: unknownId },
+        { name: 'java', topicId: topicUuid(stored.id) },
+      ],
+      topicNames: [],
+      timeoutMs: 1000,
+    });
+    expect(deleted.responses!.map((r) => [r.name, r.errorCode])).toEqual([
+      ['java', 0],
+      [null, 100], // UNKNOWN_TOPIC_ID
+      ['java', 42], // a name and an id: INVALID_REQUEST
+    ]);
+    expect(await getTopic(kafka.ctx, 'java')).toBeUndefined();
   });
 });
