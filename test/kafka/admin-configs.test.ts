@@ -136,7 +136,7 @@ describe('IncrementalAlterConfigs (v0 and the flexible v1)', () => {
     expect(await code([{ name: 'log.retention.hours', configOperation: DELETE, value: null }])).toBe(40);
     expect(await code([{ name: 'retention.ms', configOperation: SET, value: '1' }], TOPIC, 'missing')).toBe(3); // UNKNOWN_TOPIC_OR_PARTITION
     expect(await code([{ name: 'log.retention.ms', configOperation: SET, value: '1' }], ConfigResourceTypes.BROKER, '0')).toBe(42);
-    expect(await code([{ name: 'x', configOperation: SET, value: '1' }], 16, 'metrics')).toBe(42);
+    expect(await code([{ name: 'x', configOperation: SET, value: '1' }], 16 as never, 'metrics')).toBe(42);
     expect(await getTopic(kafka.ctx, topic)).toEqual(before);
 
     // validateOnly: the answer of a change, without it.
