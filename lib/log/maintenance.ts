@@ -9,10 +9,11 @@
 //      retention and merges reach every entry in bounded time (spill.ts; any process may spill),
 //   3. removes idle idempotent producers' entries (PRODUCER_ENTRY_IDLE_MS),
 //   4. finishes merge swaps a crash interrupted (merge.ts repairSwaps),
-//   5. applies retention.ms / retention.bytes (retention.ts),
+//   5. applies retention.ms / retention.bytes (retention.ts; not for cleanup.policy=compact alone),
 // then merges the chunk's partitions together (merge.ts mergeTopic: each intake object read once
-// for every partition whose ranges it holds), sets STATE's segment counter to what it sees, and
-// releases the leases. Tasks (chunks, sweeps) run `concurrency` at a time. Before starting a task
+// for every partition whose ranges it holds), cleans compacted topics' partitions one at a time
+// (compaction/cleaner.ts: keeps each key's newest record), sets STATE's segment counter (and, after
+// a cleaning, its byte counter) to what it sees, and releases the leases. Tasks (chunks, sweeps) run `concurrency` at a time. Before starting a task
 // it checks its time budget; when less than `reserveMs` is left it stops and stores the first
 // unfinished task in MAINTENANCE / CURSOR, where the next run resumes (then wraps around), so any
 // number of topics and partitions is covered over successive runs.
@@ -24,11 +25,12 @@ import type { SluiceContext } from '../context.js';
 import {
   type PartitionLease,
   acquirePartitionLease,
+  recordCleaning,
   recordMerge,
   releasePartitionLease,
   removeIdleProducers,
 } from '../metadata/partition-state.js';
-import { type TopicMetadata, hasDeletePolicy, listTopics } from '../metadata/topics.js';
+import { type TopicMetadata, hasDeletePolicy, isCompacted, listTopics } from '../metadata/topics.js';
 import type { PartitionState } from '../metadata/types.js';
 import { logger } from '../observability/logger.js';
 import { type SweepResult, sweepDeletedTopics, sweepIntakeObjects, sweepTopic } from './cleanup.js';
@@ -41,7 +43,8 @@ import {
 } from '../metadata/maintenance-items.js';
 import { decodeEntry } from './manifest-entry.js';
 import { DEFAULT_MAX_MERGE_BYTES, type MergeConfig, type PartitionMergePlan, mergeTopic, planMergeRuns, repairSwaps } from './merge.js';
-import { type PartitionSnapshot, expectedSegmentCount, forEachLimited, readPartitionSnapshot } from './partition-snapshot.js';
+import { type PartitionSnapshot, expectedByteCount, expectedSegmentCount, forEachLimited, readPartitionSnapshot } from './partition-snapshot.js';
+import { type CleanResult, cleanPartition, cleanerConfigOf, emptyCleanResult } from './compaction/cleaner.js';
 import { PRODUCER_ENTRY_IDLE_MS } from './producer-sequence.js';
 import { applyRetention } from './retention.js';
 import { spillTail } from './spill.js';
@@ -64,6 +67,8 @@ export interface MaintenanceOptions {
   readonly maxMergeBytes?: number;
   /** How long a partition leader lease is taken for. @default max(ctx.leaseMs, 30000) */
   readonly partitionLeaseMs?: number;
+  /** Memory of the log cleaner's key map (Kafka's log.cleaner.dedupe.buffer.size). @default compaction/cleaner.ts DEFAULT_DEDUPE_BUFFER_BYTES */
+  readonly dedupeBufferBytes?: number;
 }
 
 export interface MaintenanceReport {
@@ -93,6 +98,8 @@ export interface MaintenanceReport {
     deferredRuns: number;
   };
   readonly sweep: { listedObjects: number; deletedObjects: number; pendingObjects: number; deletedTopics: number };
+  /** The log cleaner's work on compacted topics (compaction/cleaner.ts CleanResult, summed). */
+  readonly compaction: CleanResult;
   readonly errors: string[];
 }
 
@@ -117,6 +124,7 @@ export function emptyMaintenanceReport(): MaintenanceReport {
       deferredRuns: 0,
     },
     sweep: { listedObjects: 0, deletedObjects: 0, pendingObjects: 0, deletedTopics: 0 },
+    compaction: emptyCleanResult(),
     errors: [],
   };
 }
@@ -222,6 +230,7 @@ export interface MaintainPartitionsOptions {
   readonly shouldStop?: () => boolean;
   readonly maxMergeBytes?: number;
   readonly partitionLeaseMs?: number;
+  readonly dedupeBufferBytes?: number;
 }
 
 /** One partition's leadership for this task: its lease and what it last read. */
@@ -230,6 +239,8 @@ interface Led {
   snapshot: PartitionSnapshot;
   /** Whether this task changed its manifest (the segment count is checked again at the end). */
   changed: boolean;
+  /** Whether the log cleaner ran a cleaning (the byte counter is checked again at the end). */
+  cleaned?: boolean;
 }
 
 /**
@@ -281,12 +292,37 @@ export async function maintainPartitions(
       for (const entry of led) if (plans.find((p) => p.lease === entry.lease)!.runs.length > 0) entry.changed = true;
     }
 
+    // The log cleaner, one partition at a time (each holds its key map and a group of segments).
+    if (isCompacted(meta.config)) {
+      for (const entry of led) {
+        if (shouldStop()) break;
+        const merged = plans.find((p) => p.lease === entry.lease)!.runs.length > 0;
+        try {
+          const snapshot = merged ? await readPartitionSnapshot(ctx, meta, entry.lease.partition) : entry.snapshot;
+          const cleaned = await cleanPartition(ctx, meta, entry.lease, snapshot, cleanerConfigOf(meta.config), {
+            dedupeBufferBytes: options.dedupeBufferBytes,
+            maxBytes,
+            shouldStop,
+          });
+          for (const key of Object.keys(cleaned) as (keyof CleanResult)[]) report.compaction[key] += cleaned[key];
+          if (cleaned.cleanings > 0 || cleaned.abandoned > 0) entry.changed = entry.cleaned = true;
+        } catch (e) {
+          report.errors.push(`${meta.name}/${entry.lease.partition} cleaner: ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}`);
+          logger.error('log cleaner failed', { topic: meta.name, partition: entry.lease.partition, error: e as Error });
+          entry.changed = entry.cleaned = true;
+        }
+      }
+    }
+
     // STATE's segment counter: set from what the leader sees, so a merge (or a swap repaired
-    // later, or retention) is counted exactly once whatever crashed where.
+    // later, or retention, or a cleaning) is counted exactly once whatever crashed where. After a
+    // cleaning, the byte counter likewise: a cleaned segment is smaller than those it replaced.
     await forEachLimited(led, PARTITION_CONCURRENCY, async (entry) => {
       const snapshot = entry.changed ? await readPartitionSnapshot(ctx, meta, entry.lease.partition) : entry.snapshot;
       const surplus = snapshot.state.segments - expectedSegmentCount(snapshot);
       if (surplus !== 0) await recordMerge(ctx, entry.lease, surplus + 1);
+      const removedBytes = entry.cleaned ? snapshot.state.bytes - expectedByteCount(ctx, snapshot) : 0;
+      if (removedBytes > 0) await recordCleaning(ctx, entry.lease, removedBytes);
     });
   } finally {
     await Promise.all(

@@ -105,5 +105,6 @@ export function rangesOf(ctx: SluiceContext, item: SegmentItem): ManifestRange[]
 /** A merged segment's bytes as a range: its own object, its batches stamped already. */
 export function segmentRange(item: MergedSegmentItem): ManifestRange {
   const { baseOffset, lastOffset, count, objectKey, position, size, indexKey, timeIndexKey, minTimestamp, maxTimestamp, createdAt } = item;
-  return { baseOffset, lastOffset, count, objectKey, position, size, indexKey, timeIndexKey, minTimestamp, maxTimestamp, createdAt, intake: false };
+  const range = { baseOffset, lastOffset, count, objectKey, position, size, indexKey, timeIndexKey, minTimestamp, maxTimestamp, createdAt, intake: false };
+  return item.cleanedThrough === undefined ? range : { ...range, cleaned: true };
 }

@@ -108,7 +108,8 @@ export function planMergeRuns(snapshot: PartitionSnapshot, config: MergeConfig, 
   const limit = Math.max(1, Math.min(config.segmentBytes, limitBytes));
   const { state } = snapshot;
   const { chain } = splitLeftovers(itemsBelowTail(snapshot));
-  const eligible = (i: SegmentItem) => i.baseOffset >= state.logStartOffset && i.createdAt <= now - graceMs;
+  // A segment the log cleaner wrote has gaps where records were dropped: only the cleaner rewrites it.
+  const eligible = (i: SegmentItem) => i.baseOffset >= state.logStartOffset && i.createdAt <= now - graceMs && i.cleanedThrough === undefined;
   const runs: SegmentItem[][] = [];
   let run: SegmentItem[] = [];
   let bytes = 0;

@@ -7,6 +7,7 @@ import type { SluiceContext } from '../context.js';
 import { allSegmentItems, deleteSegmentItem } from '../metadata/manifest.js';
 import { getPartitionState } from '../metadata/partition-state.js';
 import type { PartitionState, SegmentItem, TopicRef } from '../metadata/types.js';
+import { decodeEntries } from './manifest-entry.js';
 
 export interface PartitionSnapshot {
   readonly topic: TopicRef;
@@ -58,6 +59,19 @@ export function expectedSegmentCount(snapshot: PartitionSnapshot): number {
   const { state } = snapshot;
   const { chain } = splitLeftovers(itemsBelowTail(snapshot));
   return chain.filter((i) => i.lastOffset >= state.logStartOffset).length + state.tail.length;
+}
+
+/**
+ * Bytes STATE's `bytes` counter stands for: the chain's items from logStartOffset, wholly below
+ * tailBase, plus the tail's ranges (as expectedSegmentCount counts segments).
+ */
+export function expectedByteCount(ctx: SluiceContext, snapshot: PartitionSnapshot): number {
+  const { state } = snapshot;
+  const { chain } = splitLeftovers(itemsBelowTail(snapshot));
+  let bytes = 0;
+  for (const item of chain) if (item.lastOffset >= state.logStartOffset) bytes += item.size;
+  for (const range of decodeEntries(ctx, state.tailBase, state.tail)) bytes += range.size;
+  return bytes;
 }
 
 /** Manifest deletes in flight at once. */

@@ -25,6 +25,13 @@
 // dropped. Only when maxBytes is smaller than the distance from the index position to the end of
 // the batch holding the offset does a fetch walk the range batch by batch with further GETs. A
 // missing object or SEG item means retention or a segment merge moved on: refresh and retry.
+//
+// Compacted topics: the log cleaner (compaction/cleaner.ts) drops records but never renumbers, so a
+// cleaned segment has gaps, may hold no batch at or after an offset it covers, or none at all. As
+// in Kafka, a fetch that starts in a gap gets the next surviving record: when a cleaned range has
+// nothing at or after the offset the fetch goes on to the next range (a further floor Query and
+// GET each). A cleaned batch keeps its last offset, so nextFetchOffset steps over the records it
+// dropped at its end.
 import { SluiceError } from '../errors.js';
 import type { SluiceContext } from '../context.js';
 import { toSluiceError } from '../metadata/aws-errors.js';
@@ -69,7 +76,7 @@ interface ReadRequest {
 /** Fetch, decoded: records at or after `offset`, every batch's CRC-32C verified. */
 export async function readRecords(ctx: SluiceContext, topic: TopicRef, partition: number, request: ReadRequest): Promise<ReadResult> {
   try {
-    const read = await readWithRefresh(ctx, topic, partition, request, decodeCollector(request.offset));
+    const read = await readWithRefresh(ctx, topic, partition, request, () => decodeCollector(request.offset));
     return { ...read.collected, highWatermark: read.highWatermark, logStartOffset: read.logStartOffset };
   } catch (e) {
     throw toSluiceError(e, `read of ${topic.name}-${partition} at ${request.offset}`);
@@ -82,7 +89,7 @@ export async function readRecords(ctx: SluiceContext, topic: TopicRef, partition
  */
 export async function readBatches(ctx: SluiceContext, topic: TopicRef, partition: number, request: ReadRequest): Promise<BatchReadResult> {
   try {
-    const read = await readWithRefresh(ctx, topic, partition, request, rawCollector(request.offset));
+    const read = await readWithRefresh(ctx, topic, partition, request, () => rawCollector(request.offset));
     return { ...read.collected, highWatermark: read.highWatermark, logStartOffset: read.logStartOffset };
   } catch (e) {
     throw toSluiceError(e, `read of ${topic.name}-${partition} at ${request.offset}`);
@@ -91,12 +98,14 @@ export async function readBatches(ctx: SluiceContext, topic: TopicRef, partition
 
 /**
  * What a fetch keeps of the batches it reads, in offset order: `add` takes the complete batches of
- * `buf` (read for `range`), `end` where the complete part ends; `found` once a batch reaches the offset.
+ * `buf` (read for `range`), `end` where the complete part ends; `found` once it holds something at
+ * or after the offset (a record, or for raw batches a batch reaching it). `result(from)`: the next
+ * fetch starts after the last batch kept, and at least at `from`.
  */
 interface Collector<T> {
   readonly found: boolean;
   add(range: ManifestRange, buf: Buffer, highWatermark: number): number;
-  result(): T & { nextFetchOffset: number };
+  result(from: number): T & { nextFetchOffset: number };
   empty(offset: number): T & { nextFetchOffset: number };
 }
 
@@ -104,8 +113,9 @@ function decodeCollector(offset: number): Collector<{ records: DecodedRecord[] }
   const records: DecodedRecord[] = [];
   let lastOffset = -1;
   return {
+    // A record, not just a batch: a cleaned batch reaching the offset may keep no record at or after it.
     get found() {
-      return lastOffset >= offset;
+      return records.length > 0;
     },
     add(range, buf, highWatermark) {
       const { batches, end } = decodeCompleteBatches(range, buf);
@@ -116,7 +126,7 @@ function decodeCollector(offset: number): Collector<{ records: DecodedRecord[] }
       }
       return end;
     },
-    result: () => ({ records, nextFetchOffset: lastOffset + 1 }),
+    result: (from) => ({ records, nextFetchOffset: Math.max(lastOffset + 1, from) }),
     empty: (at) => ({ records: [], nextFetchOffset: at }),
   };
 }
@@ -143,19 +153,23 @@ function rawCollector(offset: number): Collector<{ batches: Buffer[] }> {
         position += size;
       }
     },
-    result: () => ({ batches, nextFetchOffset: lastOffset + 1 }),
+    result: (from) => ({ batches, nextFetchOffset: Math.max(lastOffset + 1, from) }),
     empty: (at) => ({ batches: [], nextFetchOffset: at }),
   };
 }
+
+/** Cleaned ranges with nothing at or after the offset one fetch steps over before it answers with none. */
+const MAX_EMPTY_CLEANED_RANGES = 16;
 
 async function readWithRefresh<T>(
   ctx: SluiceContext,
   topic: TopicRef,
   partition: number,
   { offset, maxBytes }: ReadRequest,
-  collector: Collector<T>,
+  newCollector: () => Collector<T>,
 ): Promise<{ collected: T & { nextFetchOffset: number }; highWatermark: number; logStartOffset: number }> {
   for (let refresh = 0; ; refresh++) {
+    const collector = newCollector();
     const state = await getPartitionState(ctx, topic, partition);
     const highWatermark = state.logEndOffset;
     const logStartOffset = state.logStartOffset;
@@ -169,17 +183,24 @@ async function readWithRefresh<T>(
     if (offset === highWatermark) return { collected: collector.empty(offset), highWatermark, logStartOffset };
     try {
       const tail = decodeEntries(ctx, state.tailBase, state.tail);
-      const inTail = offset >= state.tailBase ? tail.findIndex((r) => r.lastOffset >= offset) : -1;
-      if (inTail >= 0) {
-        await readTailRanges(ctx, tail.slice(inTail, inTail + TAIL_RANGES_PER_FETCH), maxBytes, highWatermark, collector);
-        return { collected: collector.result(), highWatermark, logStartOffset };
+      // `at` moves past cleaned ranges that hold nothing at or after the offset (compacted topics).
+      for (let at = offset, skipped = 0; ; ) {
+        const inTail = at >= state.tailBase ? tail.findIndex((r) => r.lastOffset >= at) : -1;
+        if (inTail >= 0) {
+          await readTailRanges(ctx, tail.slice(inTail, inTail + TAIL_RANGES_PER_FETCH), maxBytes, highWatermark, collector);
+          return { collected: collector.result(at), highWatermark, logStartOffset };
+        }
+        const range = at < state.tailBase ? await floorRange(ctx, topic, partition, at) : undefined;
+        if (!range || range.baseOffset >= state.tailBase || range.lastOffset < at) {
+          throw new StaleViewError(`no committed manifest range holds offset ${at}`);
+        }
+        await readRange(ctx, range, at, maxBytes, highWatermark, collector);
+        if (collector.found || !range.cleaned) return { collected: collector.result(at), highWatermark, logStartOffset };
+        at = range.lastOffset + 1;
+        if (at >= highWatermark || ++skipped === MAX_EMPTY_CLEANED_RANGES) {
+          return { collected: collector.result(Math.min(at, highWatermark)), highWatermark, logStartOffset };
+        }
       }
-      const range = offset < state.tailBase ? await floorRange(ctx, topic, partition, offset) : undefined;
-      if (!range || range.baseOffset >= state.tailBase || range.lastOffset < offset) {
-        throw new StaleViewError(`no committed manifest range holds offset ${offset}`);
-      }
-      await readRange(ctx, range, offset, maxBytes, highWatermark, collector);
-      return { collected: collector.result(), highWatermark, logStartOffset };
     } catch (e) {
       if (!(e instanceof StaleViewError)) throw e;
       if (refresh === VIEW_REFRESHES) {
@@ -239,6 +260,8 @@ async function readRange(
   highWatermark: number,
   collector: Collector<unknown>,
 ): Promise<void> {
+  // A cleaned segment the cleaner left with no record.
+  if (floor.size === 0) return;
   let start = floor.position;
   if (floor.indexKey && offset > floor.baseOffset) {
     const index = await getOffsetIndexObject(ctx, floor.indexKey);
@@ -255,7 +278,11 @@ async function readRange(
   // Nothing at or after the offset yet: the first batch holding it did not fit in maxBytes, or the
   // index position lay several batches before it. Walk the floor segment batch by batch.
   while (!collector.found) {
-    if (resumeAt >= floorEnd) throw new StaleViewError(`offset ${offset} not found in ${floor.objectKey}`);
+    if (resumeAt >= floorEnd) {
+      // A cleaned range may hold nothing at or after the offset: the caller goes on to the next.
+      if (floor.cleaned) return;
+      throw new StaleViewError(`offset ${offset} not found in ${floor.objectKey}`);
+    }
     const head = await getObjectRange(ctx, {
       objectKey: floor.objectKey,
       start: resumeAt,

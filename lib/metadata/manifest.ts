@@ -4,7 +4,8 @@
 //
 //   putSpillItem           a spill (any process): create only, never overwrite (docs/ARCHITECTURE.md rule 2)
 //   touchSpillItem         adopting an old spill (any process): its createdAt only
-//   replaceSegmentItem     a merge's swap (partition leader): only the exact item seen
+//   replaceSegmentItem     a merge's or a cleaning's swap (partition leader): only the exact item seen
+//   markSegmentCleaned     a cleaning that left a segment's bytes as they were (partition leader): only the exact item seen
 //   deleteSegmentItem      a merge or retention (partition leader): only the exact item seen
 //   deleteAllSegmentItems  topic deletion, after STATE is gone: every item of the partition
 //
@@ -35,7 +36,9 @@ export function segmentFromItem(item: Record<string, unknown>): SegmentItem {
   for (const name of ['indexKey', 'timeIndexKey'] as const) {
     if (item[name] !== undefined && typeof item[name] !== 'string') throw new Error(`SEG item ${String(item.sk)}: ${name} is not a string (${JSON.stringify(item[name])})`);
   }
-  if (item.mergedCount !== undefined && !Number.isSafeInteger(item.mergedCount)) throw new Error(`SEG item ${String(item.sk)}: mergedCount is not an integer`);
+  for (const name of ['mergedCount', 'cleanedThrough', 'deleteHorizonMs'] as const) {
+    if (item[name] !== undefined && !Number.isSafeInteger(item[name])) throw new Error(`SEG item ${String(item.sk)}: ${name} is not an integer`);
+  }
   const summary = {
     baseOffset: int(item, 'baseOffset'),
     lastOffset: int(item, 'lastOffset'),
@@ -49,7 +52,7 @@ export function segmentFromItem(item: Record<string, unknown>): SegmentItem {
     epoch: int(item, 'epoch'),
   };
   if (entries !== undefined) {
-    if (item.indexKey !== undefined || item.timeIndexKey !== undefined || item.mergedCount !== undefined) {
+    if (item.indexKey !== undefined || item.timeIndexKey !== undefined || item.mergedCount !== undefined || item.cleanedThrough !== undefined) {
       throw new Error(`SEG item ${String(item.sk)}: a spilled item (entries) with a merged segment's fields`);
     }
     return { ...summary, entries: entries as ManifestEntry[] } satisfies SpilledItem;
@@ -59,6 +62,8 @@ export function segmentFromItem(item: Record<string, unknown>): SegmentItem {
     indexKey: typeof item.indexKey === 'string' ? item.indexKey : undefined,
     timeIndexKey: typeof item.timeIndexKey === 'string' ? item.timeIndexKey : undefined,
     mergedCount: typeof item.mergedCount === 'number' ? item.mergedCount : undefined,
+    cleanedThrough: typeof item.cleanedThrough === 'number' ? item.cleanedThrough : undefined,
+    deleteHorizonMs: typeof item.deleteHorizonMs === 'number' ? item.deleteHorizonMs : undefined,
   } satisfies MergedSegmentItem;
 }
 
@@ -125,6 +130,35 @@ export async function replaceSegmentItem(
         Item: toItem(topic, partition, item),
         ConditionExpression: 'objectKey = :seen AND lastOffset = :seenLast',
         ExpressionAttributeValues: { ':seen': seen.objectKey, ':seenLast': seen.lastOffset },
+      }),
+    );
+    return true;
+  } catch (e) {
+    if (isConditionalCheckFailed(e)) return false;
+    throw e;
+  }
+}
+
+/**
+ * The log cleaner checked a merged segment against a key map and dropped nothing: it records the
+ * map's last offset on the item (its batches and their delete horizons stay as they were), only
+ * if it is still exactly `seen`, rather than rewriting the same bytes. False when it changed or is gone.
+ */
+export async function markSegmentCleaned(
+  ctx: SluiceContext,
+  topic: TopicRef,
+  partition: number,
+  seen: MergedSegmentItem,
+  cleanedThrough: number,
+): Promise<boolean> {
+  try {
+    await ctx.ddb.send(
+      new UpdateCommand({
+        TableName: ctx.table,
+        Key: segmentKey(topic, partition, seen.baseOffset),
+        ConditionExpression: 'objectKey = :seen AND lastOffset = :seenLast',
+        UpdateExpression: 'SET cleanedThrough = :through',
+        ExpressionAttributeValues: { ':seen': seen.objectKey, ':seenLast': seen.lastOffset, ':through': cleanedThrough },
       }),
     );
     return true;

@@ -428,6 +428,14 @@ export async function recordMerge(ctx: SluiceContext, lease: PartitionLease, rep
 }
 
 /**
+ * The log cleaner's share of the byte counter: takes `removedBytes` (what cleanings dropped, as the
+ * leader reconciles it from what it sees) off `bytes`. False when fenced.
+ */
+export async function recordCleaning(ctx: SluiceContext, lease: PartitionLease, removedBytes: number): Promise<boolean> {
+  return leaderUpdate(ctx, lease, 'SET #bytes = #bytes - :removed', { '#bytes': 'bytes' }, { ':removed': removedBytes });
+}
+
+/**
  * Removes idle idempotent producers' entries, each only if it is still the one seen (its
  * lastUpdated), so anyone may call it: an appender meeting the producer cap, or maintenance.
  */

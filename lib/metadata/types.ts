@@ -91,13 +91,18 @@ export interface ManifestRange {
    * False: a merged segment, whose batches hold their offsets already.
    */
   readonly intake: boolean;
+  /**
+   * Written by the log cleaner (compacted topics): offsets of dropped records are gaps, so the
+   * range may hold no batch at an offset it covers, or none at all. A reader goes on to the next range.
+   */
+  readonly cleaned?: boolean;
 }
 
 /** What every SEG item says about the offsets it stands for (the stored attributes both kinds share). */
 interface SegmentItemSummary {
   readonly baseOffset: number;
   readonly lastOffset: number;
-  /** Records it stands for (lastOffset - baseOffset + 1). */
+  /** Offsets it stands for (lastOffset - baseOffset + 1; a cleaned segment holds fewer records). */
   readonly count: number;
   /**
    * A merged segment's object; a spilled item's first entry's object. With `lastOffset`, what a
@@ -123,6 +128,8 @@ export interface SpilledItem extends SegmentItemSummary {
   readonly indexKey?: undefined;
   readonly timeIndexKey?: undefined;
   readonly mergedCount?: undefined;
+  readonly cleanedThrough?: undefined;
+  readonly deleteHorizonMs?: undefined;
 }
 
 /** A merged segment: one range of its own object ([position, position + size)), with indexes. */
@@ -132,8 +139,16 @@ export interface MergedSegmentItem extends SegmentItemSummary {
   readonly indexKey?: string;
   /** Sibling TimeIndex object. */
   readonly timeIndexKey?: string;
-  /** How many items the merge replaced. */
+  /** How many items the merge (or the cleaning) replaced. */
   readonly mergedCount?: number;
+  /**
+   * Written by the log cleaner (lib/log/compaction/): the last offset of the key map it cleaned
+   * this segment against (Kafka's cleaner checkpoint, per segment: offsets after the lowest
+   * `cleanedThrough + 1` of a partition are dirty). Its records are not dense: dropped ones are gaps.
+   */
+  readonly cleanedThrough?: number;
+  /** The earliest delete horizon of its batches holding tombstones (ms): a cleaning is due then. */
+  readonly deleteHorizonMs?: number;
 }
 
 /**

@@ -38,7 +38,7 @@ const seg = (baseOffset: number, over: Partial<MergedSegmentItem> = {}): MergedS
 });
 /** A spilled item: the same summary, listing entries. */
 const spill = (baseOffset: number, over: Partial<SpilledItem> = {}): SpilledItem => {
-  const { indexKey: _i, timeIndexKey: _t, mergedCount: _m, ...summary } = seg(baseOffset);
+  const { indexKey: _i, timeIndexKey: _t, mergedCount: _m, cleanedThrough: _c, deleteHorizonMs: _d, ...summary } = seg(baseOffset);
   return { ...summary, entries: [entry(`e${baseOffset}`)], ...over };
 };
 const stored = (s: SegmentItem) => ({ pk: 'PART#t#TID#0', sk: `SEG#${String(s.baseOffset).padStart(20, '0')}`, ...s });
