@@ -1,8 +1,8 @@
 // Kafka refuses a record without a key in a compacted topic at produce (INVALID_RECORD: "Compacted
 // topic cannot accept message without key"): the cleaner keeps the newest record of each key, and
-// a keyless record has none. Every produce path (JSON records, record batches, the Kafka gateway)
-// ends in appendToPartitions, which asks this before it writes anything; a refused partition gets
-// the error in its result and nothing of it is written.
+// a keyless record has none. Every produce path (JSON records, record batches, the Kafka gateway's
+// batcher) ends in append.ts (appendToPartitions, appendRequests), which asks this before it writes
+// anything; a refused partition gets the error in its result and nothing of it is written.
 import { SluiceError } from '../../errors.js';
 import type { SluiceContext } from '../../context.js';
 import { MAX_MESSAGE_BYTES_LIMIT, type TopicConfig, getTopicCached, isCompacted } from '../../metadata/topics.js';
