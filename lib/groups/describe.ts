@@ -87,24 +87,29 @@ export async function describeGroup(ctx: SluiceContext, group: string): Promise<
   return describeState(state, await fetchOffsetsWithLag(ctx, group));
 }
 
-export async function listGroups(ctx: SluiceContext): Promise<GroupListing[]> {
+/** Every listed group as stored, with its state as listing reports it and its live member count. */
+export async function listGroupStates(ctx: SluiceContext): Promise<{ stored: GroupState; state: GroupStateName; live: number }[]> {
   const now = ctx.now();
   const names: string[] = [];
   const entries = queryAll(ctx, { KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': GROUPS_PK }, ConsistentRead: true });
   for await (const entry of entries) names.push(entry.sk as string);
-  const out: GroupListing[] = [];
-  for (const stored of await readGroups(ctx, names)) {
-    const { state, expired } = removeExpiredMembers(stored, now);
-    const live = Object.keys(state.members).length;
-    out.push({
-      group: stored.group,
-      state: live > 0 && expired.length > 0 ? 'PreparingRebalance' : groupStateName(state),
-      generation: stored.generation,
-      assignor: stored.assignor,
-      members: live,
-    });
-  }
-  return out.sort((a, b) => (a.group < b.group ? -1 : a.group > b.group ? 1 : 0));
+  return (await readGroups(ctx, names))
+    .map((stored) => {
+      const { state, expired } = removeExpiredMembers(stored, now);
+      const live = Object.keys(state.members).length;
+      return { stored, state: live > 0 && expired.length > 0 ? ('PreparingRebalance' as const) : groupStateName(state), live };
+    })
+    .sort((a, b) => (a.stored.group < b.stored.group ? -1 : a.stored.group > b.stored.group ? 1 : 0));
+}
+
+export async function listGroups(ctx: SluiceContext): Promise<GroupListing[]> {
+  return (await listGroupStates(ctx)).map(({ stored, state, live }) => ({
+    group: stored.group,
+    state,
+    generation: stored.generation,
+    assignor: stored.assignor,
+    members: live,
+  }));
 }
 
 /** The META items of the named groups (BatchGet, 100 keys a call); names without one are skipped. */

@@ -20,7 +20,17 @@ import { groupDirectoryKey } from '../metadata/keys.js';
 import { groupMetaKey, offsetKey } from './group-keys.js';
 import { ASSIGNORS } from './assignors/assignors.js';
 import type { AssignorName } from './assignors/types.js';
-import { MAX_GROUP_ITEM_BYTES, type GroupMember, type GroupState, type PendingRevocation } from './group-state.js';
+import {
+  MAX_GROUP_ITEM_BYTES,
+  type ClassicGroup,
+  type ClassicMember,
+  type ClassicStateName,
+  type GroupMember,
+  type GroupState,
+  type PendingRevocation,
+} from './group-state.js';
+
+const CLASSIC_STATES: readonly ClassicStateName[] = ['Empty', 'PreparingRebalance', 'CompletingRebalance', 'Stable'];
 
 /** Attempts before a contended update gives up with a retriable error. */
 export const MAX_UPDATE_ATTEMPTS = 100;
@@ -48,7 +58,43 @@ export function groupFromItem(item: Record<string, unknown>): GroupState {
   const partitions = (v: unknown, what: string): number[] =>
     Array.isArray(v) && v.every((p) => typeof p === 'number' && Number.isSafeInteger(p) && p >= 0) ? (v as number[]) : fail(what, v);
 
+  const bool = (v: unknown, what: string): boolean => (typeof v === 'boolean' ? v : fail(what, v));
+  const nullableStr = (v: unknown, what: string): string | null => (v === null || v === undefined ? null : str(v, what));
+
   if (typeof item.group !== 'string') fail('group', item.group);
+  const kafka = item.classic !== undefined;
+  const classicMember = (v: unknown, id: string): ClassicMember => {
+    if (!isRecord(v)) return fail(`member '${id}' classic`, v);
+    const what = (field: string) => `member '${id}' classic.${field}`;
+    if (!Array.isArray(v.protocols)) fail(what('protocols'), v.protocols);
+    return {
+      clientHost: str(v.clientHost, what('clientHost')),
+      ...(v.groupInstanceId === undefined ? {} : { groupInstanceId: str(v.groupInstanceId, what('groupInstanceId')) }),
+      rebalanceTimeoutMs: int(v.rebalanceTimeoutMs, what('rebalanceTimeoutMs')),
+      protocols: (v.protocols as unknown[]).map((p, i) =>
+        isRecord(p) ? { name: str(p.name, what(`protocols[${i}].name`)), metadata: str(p.metadata, what(`protocols[${i}].metadata`)) } : fail(what(`protocols[${i}]`), p),
+      ),
+      awaitingJoin: bool(v.awaitingJoin, what('awaitingJoin')),
+      joinedGeneration: int(v.joinedGeneration, what('joinedGeneration')),
+      memberAssignment: str(v.memberAssignment, what('memberAssignment')),
+    };
+  };
+  const classicGroup = (v: unknown): ClassicGroup => {
+    if (!isRecord(v)) return fail('classic', v);
+    if (!CLASSIC_STATES.includes(v.state as ClassicStateName)) fail('classic.state', v.state);
+    if (!isRecord(v.pendingMembers)) fail('classic.pendingMembers', v.pendingMembers);
+    const pendingMembers: Record<string, number> = {};
+    for (const [id, at] of Object.entries(v.pendingMembers as Record<string, unknown>)) pendingMembers[id] = int(at, `classic.pendingMembers '${id}'`);
+    return {
+      protocolType: str(v.protocolType, 'classic.protocolType'),
+      protocol: nullableStr(v.protocol, 'classic.protocol'),
+      leader: nullableStr(v.leader, 'classic.leader'),
+      state: v.state as ClassicStateName,
+      joinDeadline: int(v.joinDeadline, 'classic.joinDeadline'),
+      joinNotBefore: int(v.joinNotBefore, 'classic.joinNotBefore'),
+      pendingMembers,
+    };
+  };
   const members: Record<string, GroupMember> = {};
   if (!isRecord(item.members)) fail('members', item.members);
   for (const [id, m] of Object.entries(item.members as Record<string, unknown>)) {
@@ -59,11 +105,12 @@ export function groupFromItem(item: Record<string, unknown>): GroupState {
     members[id] = {
       clientId: str(member.clientId, `member '${id}' clientId`),
       topics: topics as string[],
-      assignor: assignorName(member.assignor, `member '${id}' assignor`),
+      assignor: kafka ? str(member.assignor, `member '${id}' assignor`) : assignorName(member.assignor, `member '${id}' assignor`),
       sessionTimeoutMs: int(member.sessionTimeoutMs, `member '${id}' sessionTimeoutMs`),
       expiresAt: int(member.expiresAt, `member '${id}' expiresAt`),
       ackGeneration: int(member.ackGeneration, `member '${id}' ackGeneration`),
       joinedAt: int(member.joinedAt, `member '${id}' joinedAt`),
+      ...(member.classic === undefined ? {} : { classic: classicMember(member.classic, id) }),
     };
   }
   const assignment: Record<string, Record<string, number[]>> = {};
@@ -92,6 +139,7 @@ export function groupFromItem(item: Record<string, unknown>): GroupState {
     partitionsPerTopic,
     createdAt: int(item.createdAt, 'createdAt'),
     updatedAt: int(item.updatedAt, 'updatedAt'),
+    ...(kafka ? { classic: classicGroup(item.classic) } : {}),
   };
 }
 

@@ -46,9 +46,13 @@ export interface HeartbeatResult {
 const newMemberId = (clientId: string) => `${clientId}-${randomUUID()}`;
 
 /** Dead members removed; a decision that writes that removal (if any) and throws `error`. */
-function refuse<T>(state: GroupState, expired: readonly string[], error: SluiceError): GroupDecision<T> {
-  return { next: expiryWrite(state, expired), error };
+function refuse<T>(state: GroupState, expired: readonly string[], error: SluiceError, now: number): GroupDecision<T> {
+  return { next: expiryWrite(state, expired, now), error };
 }
+
+/** Members of a Kafka group use the Kafka protocol (lib/kafka); a Sluice-native call is refused. */
+const kafkaGroup = (group: string) =>
+  new SluiceError('INCONSISTENT_GROUP_PROTOCOL', `group '${group}' has members that joined over the Kafka protocol; join it with a Kafka client or after they left`);
 
 const sameTopics = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((t, i) => t === b[i]);
 
@@ -59,18 +63,22 @@ export function applyJoin(
   now: number,
   generateId: () => string = () => newMemberId(req.clientId),
 ): GroupDecision<JoinResult> {
-  const { state, expired } = removeExpiredMembers(current ?? emptyGroupState(req.group, now), now);
+  const removed = removeExpiredMembers(current ?? emptyGroupState(req.group, now), now);
+  const { expired } = removed;
+  if (removed.state.classic && Object.keys(removed.state.members).length > 0) return refuse(removed.state, expired, kafkaGroup(req.group), now);
+  // An Empty Kafka group becomes a Sluice-native one: its generation and offsets carry on.
+  const { classic: _kafka, ...state } = removed.state;
   const existing = req.memberId === undefined ? undefined : state.members[req.memberId];
   if (req.memberId !== undefined && !existing) {
-    return refuse(state, expired, new SluiceError('UNKNOWN_MEMBER_ID', `member '${req.memberId}' is not in group '${req.group}' (expired or left); join without a memberId`));
+    return refuse(state, expired, new SluiceError('UNKNOWN_MEMBER_ID', `member '${req.memberId}' is not in group '${req.group}' (expired or left); join without a memberId`), now);
   }
   const others = Object.keys(state.members).filter((id) => id !== req.memberId);
   const assignor = req.assignor ?? (others.length > 0 ? state.assignor : null) ?? 'range';
   if (others.length > 0 && state.assignor !== assignor) {
-    return refuse(state, expired, new SluiceError('INCONSISTENT_GROUP_PROTOCOL', `group '${req.group}' uses assignor '${state.assignor}', not '${assignor}'`));
+    return refuse(state, expired, new SluiceError('INCONSISTENT_GROUP_PROTOCOL', `group '${req.group}' uses assignor '${state.assignor}', not '${assignor}'`), now);
   }
   if (!existing && others.length >= MAX_MEMBERS) {
-    return refuse(state, expired, new SluiceError('INVALID_REQUEST', `group '${req.group}' already has the maximum of ${MAX_MEMBERS} members`));
+    return refuse(state, expired, new SluiceError('INVALID_REQUEST', `group '${req.group}' already has the maximum of ${MAX_MEMBERS} members`), now);
   }
   const memberId = req.memberId ?? generateId();
   const topics = [...new Set(req.topics)].sort();
@@ -99,9 +107,10 @@ export function applyHeartbeat(current: GroupState | undefined, group: string, m
   if (!current) return { error: unknown };
   const { state, expired } = removeExpiredMembers(current, now);
   const member = state.members[memberId];
-  if (!member) return refuse(state, expired, unknown);
+  if (!member) return refuse(state, expired, unknown, now);
+  if (state.classic) return refuse(state, expired, kafkaGroup(group), now);
   if (generation > state.generation) {
-    return refuse(state, expired, new SluiceError('ILLEGAL_GENERATION', `generation ${generation} is newer than group '${group}' generation ${state.generation}`));
+    return refuse(state, expired, new SluiceError('ILLEGAL_GENERATION', `generation ${generation} is newer than group '${group}' generation ${state.generation}`), now);
   }
   const members = {
     ...state.members,
@@ -115,7 +124,8 @@ export function applyLeave(current: GroupState | undefined, group: string, membe
   const unknown = new SluiceError('UNKNOWN_MEMBER_ID', `member '${memberId}' is not in group '${group}'`);
   if (!current) return { error: unknown };
   const { state, expired } = removeExpiredMembers(current, now);
-  if (!state.members[memberId]) return refuse(state, expired, unknown);
+  if (!state.members[memberId]) return refuse(state, expired, unknown, now);
+  if (state.classic) return refuse(state, expired, kafkaGroup(group), now);
   const members = { ...state.members };
   const assignment = { ...state.assignment };
   delete members[memberId];

@@ -80,7 +80,7 @@ async function requirePartitions(ctx: SluiceContext, partitions: readonly { topi
 export function claimInactiveGroup(ctx: SluiceContext, group: string, busy: () => SluiceError): Promise<number> {
   return updateGroup(ctx, group, (current, now) => {
     const { state, expired } = removeExpiredMembers(current ?? emptyGroupState(group, now), now);
-    const next = current ? expiryWrite(state, expired) : state; // a group that does not exist is created Empty
+    const next = current ? expiryWrite(state, expired, now) : state; // a group that does not exist is created Empty
     if (Object.keys(state.members).length > 0) return { next, error: busy() };
     return { next, result: (next ?? state).generation };
   });

@@ -29,10 +29,10 @@ describe('removeExpiredMembers', () => {
   });
   it('expiryWrite: a new generation when someone expired, nothing otherwise', () => {
     const { state: s, expired } = removeExpiredMembers(state(), 1000);
-    const next = expiryWrite(s, expired);
+    const next = expiryWrite(s, expired, 1000);
     expect(next?.generation).toBe(2);
     expect(next?.assignment).toEqual({ live: { t: [0, 1] } });
-    expect(expiryWrite(state(), [])).toBeUndefined();
+    expect(expiryWrite(state(), [], 1000)).toBeUndefined();
   });
 });
 
