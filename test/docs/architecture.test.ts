@@ -26,6 +26,11 @@ import { alterTopicConfig } from '../../lib/metadata/alter-topic-config.js';
 import { addPartitions, createTopic } from '../../lib/metadata/topics.js';
 import type { TopicRef } from '../../lib/metadata/types.js';
 import { deleteGroup } from '../../lib/groups/delete-group.js';
+import { joinClassicGroup } from '../../lib/groups/classic-join.js';
+import { leaveClassicGroup } from '../../lib/groups/classic-leave.js';
+import { commitKafkaOffsets } from '../../lib/groups/classic-offsets.js';
+import { syncClassicGroup } from '../../lib/groups/classic-sync.js';
+import { encodeAssignment, encodeSubscription } from '../../lib/groups/consumer-protocol.js';
 import { heartbeat, joinGroup, leaveGroup } from '../../lib/groups/membership.js';
 import { commitOffsets } from '../../lib/groups/offsets.js';
 import { resetOffsets } from '../../lib/groups/reset-offsets.js';
@@ -385,6 +390,27 @@ describe('docs/ARCHITECTURE.md and the code', () => {
     await releaseDeliveryLease(ctx, lease!);
     await acquireDeliveryLease(ctx, 'orders-hook', 0, 'poller', 10_000);
     await deleteSubscription(ctx, 'orders-hook');
+    // A Kafka group (classic protocol): join, sync, commit, leave.
+    const kafka = await joinClassicGroup(
+      ctx,
+      {
+        group: 'kbilling',
+        memberId: '',
+        groupInstanceId: 'instance-1',
+        protocolType: 'consumer',
+        protocols: [{ name: 'range', metadata: encodeSubscription(['orders']) }],
+        sessionTimeoutMs: 10_000,
+        rebalanceTimeoutMs: 10_000,
+        clientId: 'c',
+        clientHost: '/127.0.0.1',
+        requireKnownMemberId: false,
+      },
+      { initialRebalanceDelayMs: 0 },
+    );
+    const kafkaMember = { group: 'kbilling', memberId: kafka.memberId, generation: kafka.generation, groupInstanceId: 'instance-1' };
+    await syncClassicGroup(ctx, { ...kafkaMember, assignments: [{ memberId: kafka.memberId, assignment: encodeAssignment({ orders: [0] }) }] });
+    await commitKafkaOffsets(ctx, { ...kafkaMember, offsets: [{ topic: 'orders', partition: 0, offset: 1, metadata: null }] });
+    await leaveClassicGroup(ctx, 'kbilling', [{ memberId: kafka.memberId, groupInstanceId: 'instance-1' }]);
     await deleteTopic(ctx, 'orders');
 
     const tables = doc();
