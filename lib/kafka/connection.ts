@@ -9,6 +9,12 @@ export interface KafkaConnection {
   principal?: string;
   /** Closes the connection after the responses already queued on it are written. */
   close(): void;
+  /**
+   * Runs `task` after every earlier task of the same `lane` on this connection has settled: for
+   * handlers whose requests must take effect in the order they arrived (Kafka applies a
+   * connection's requests one at a time), while other requests keep running concurrently.
+   */
+  serially<T>(lane: string, task: () => Promise<T>): Promise<T>;
 }
 
 /** APIs a connection may call before it is authenticated: discovering versions and SASL itself. */

@@ -1,7 +1,8 @@
 // One client socket: frames in, requests dispatched as they arrive (pipelined requests run
 // concurrently), responses written strictly in request order, as Kafka clients match them by
-// order as much as by correlation id. At most MAX_IN_FLIGHT requests run at once per connection:
-// beyond that the socket is paused, so a client cannot queue unbounded work. A connection
+// order as much as by correlation id. At most MAX_IN_FLIGHT requests run at once per connection,
+// and none is read while the client leaves written responses unread: the socket is paused, so a
+// client cannot queue unbounded work or unbounded responses. A connection
 // without a request for connections.max.idle.ms, and with none in flight, is closed (that also
 // ends half-open connections whose peer vanished).
 import type { Socket } from 'node:net';
@@ -30,6 +31,7 @@ export class GatewayConnection implements KafkaConnection {
   private closing = false;
   private closed = false;
   private paused = false;
+  private readonly lanes = new Map<string, Promise<unknown>>();
 
   constructor(
     private readonly socket: Socket,
@@ -48,6 +50,9 @@ export class GatewayConnection implements KafkaConnection {
     socket.on('timeout', () => this.onIdle(settings.connectionsMaxIdleMs));
     socket.on('error', (e) => logger.debug('kafka connection error', { connection: this.id, error: e }));
     socket.on('close', () => this.onClose());
+    socket.on('drain', () => {
+      if (!this.closing) this.readFrames();
+    });
     logger.debug('kafka connection opened', { connection: this.id });
   }
 
@@ -56,6 +61,20 @@ export class GatewayConnection implements KafkaConnection {
     if (this.closing) return;
     this.closing = true;
     this.flush();
+  }
+
+  serially<T>(lane: string, task: () => Promise<T>): Promise<T> {
+    const previous = this.lanes.get(lane) ?? Promise.resolve();
+    const next = previous.then(task, task);
+    const settled = next.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.lanes.set(lane, settled);
+    void settled.then(() => {
+      if (this.lanes.get(lane) === settled) this.lanes.delete(lane);
+    });
+    return next;
   }
 
   /** Closes at once, dropping whatever is queued (the gateway is shutting down). */
@@ -71,7 +90,8 @@ export class GatewayConnection implements KafkaConnection {
   }
 
   private readFrames(): void {
-    while (!this.closing && this.queue.length < MAX_IN_FLIGHT) {
+    // A client that does not read its responses stops having its requests read.
+    while (!this.closing && this.queue.length < MAX_IN_FLIGHT && !this.socket.writableNeedDrain) {
       let payload: Buffer | undefined;
       try {
         payload = this.frames.next();
@@ -97,7 +117,7 @@ export class GatewayConnection implements KafkaConnection {
         },
       );
     }
-    const full = this.queue.length >= MAX_IN_FLIGHT;
+    const full = this.queue.length >= MAX_IN_FLIGHT || this.socket.writableNeedDrain;
     if (full && !this.paused) {
       this.paused = true;
       this.socket.pause();

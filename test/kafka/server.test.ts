@@ -3,6 +3,7 @@
 // UNSUPPORTED_VERSION, the ApiVersions fallback is exactly what librdkafka and Java clients
 // retry on, and idle connections are closed.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { KafkaCall } from '../../lib/kafka/api-handler.js';
 import { apiVersionsApi } from '../../lib/kafka/apis/api-versions.js';
 import { metadataApi } from '../../lib/kafka/apis/metadata.js';
 import { KAFKA_APIS } from '../../lib/kafka/apis/index.js';
@@ -177,6 +178,52 @@ describe('ApiVersions', () => {
     c.write(requestFrame(ApiKey.ApiVersions, 3, 53, { clientSoftwareName: 'apache-kafka-java', clientSoftwareVersion: '4.0.0' }));
     expect(correlationOf((await c.readFrame())!)).toBe(53);
     c.close();
+  });
+});
+
+describe('handler calls', () => {
+  it('calls handlers in arrival order, runs them concurrently, and serially() keeps a lane in order', async () => {
+    // A Heartbeat handler standing in for one that needs arrival order (Produce): the first
+    // request takes longest, so only ordering by the connection keeps the lane in order.
+    const started: number[] = [];
+    const laneFinished: number[] = [];
+    let running = 0;
+    let maxRunning = 0;
+    const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    const heartbeat = {
+      apiKey: ApiKey.Heartbeat,
+      name: 'Heartbeat',
+      minVersion: 0,
+      maxVersion: 3,
+      async handle(request: { generationId: number }, call: KafkaCall) {
+        started.push(request.generationId);
+        const work = async () => {
+          running++;
+          maxRunning = Math.max(maxRunning, running);
+          await sleep(50 - request.generationId * 10);
+          running--;
+          if (request.generationId % 2 === 0) laneFinished.push(request.generationId);
+          return { errorCode: 0 };
+        };
+        // Even ones in one lane, taken before the first await; odd ones run freely.
+        return request.generationId % 2 === 0 ? call.connection.serially('even', work) : work();
+      },
+    };
+    const custom = await startTestGateway({ ctx: kafka.ctx, apis: [apiVersionsApi, heartbeat] });
+    try {
+      const c = await client(custom);
+      const ids = [0, 1, 2, 3, 4];
+      c.write(Buffer.concat(ids.map((g) => requestFrame(ApiKey.Heartbeat, 3, 100 + g, { groupId: 'g', generationId: g, memberId: 'm', groupInstanceId: null }))));
+      const got = [];
+      for (const _ of ids) got.push(correlationOf((await c.readFrame())!));
+      expect(got).toEqual([100, 101, 102, 103, 104]);
+      expect(started).toEqual(ids);
+      expect(maxRunning).toBeGreaterThan(1);
+      expect(laneFinished).toEqual([0, 2, 4]); // 0 sleeps longest, yet its lane kept the arrival order
+      c.close();
+    } finally {
+      await custom.close();
+    }
   });
 });
 
