@@ -5,6 +5,9 @@ import type { Admin } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiKey, type CreateTopicsResponse, type DeleteTopicsResponse } from '../../lib/kafka/protocol/messages.js';
 import { topicUuid } from '../../lib/kafka/topic-id.js';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { appendToPartitions } from '../../lib/log/append.js';
+import { stateKey } from '../../lib/metadata/keys.js';
 import { getTopic, listTopics } from '../../lib/metadata/topics.js';
 import { rawCall } from './raw-call.js';
 import { startTestGateway, type TestGateway } from './support.js';
@@ -55,9 +58,20 @@ describe('kafkajs admin: topics', () => {
     expect(await admin.createTopics({ topics: [{ topic: 'orders', numPartitions: 5 }] })).toBe(false);
     expect((await getTopic(kafka.ctx, 'orders'))?.partitions).toBe(3);
 
+    const orders = (await getTopic(kafka.ctx, 'orders'))!;
+    await appendToPartitions(kafka.ctx, orders, [{ partition: 1, records: [{ timestamp: Date.now(), key: null, value: Buffer.from('x') }] }]);
+    expect((await admin.fetchTopicOffsets('orders')).find((p) => p.partition === 1)?.high).toBe('1');
+
     await admin.deleteTopics({ topics: ['orders', 'audit'] });
     expect(await storedNames()).toEqual([]);
     expect(await admin.listTopics()).toEqual([]);
+    // Its data went with it: no partition state is left, and a topic of the same name starts empty.
+    for (let p = 0; p < 3; p++) {
+      expect((await kafka.ctx.ddb.send(new GetCommand({ TableName: kafka.ctx.table, Key: stateKey(orders, p), ConsistentRead: true }))).Item).toBeUndefined();
+    }
+    await admin.createTopics({ topics: [{ topic: 'orders', numPartitions: 3 }] });
+    expect((await admin.fetchTopicOffsets('orders')).map((p) => p.high)).toEqual(['0', '0', '0']);
+    await admin.deleteTopics({ topics: ['orders'] });
     // kafkajs retries UNKNOWN_TOPIC_OR_PARTITION (retry: 2 in support.ts) before it gives up.
     expect(await rejection(admin.deleteTopics({ topics: ['orders'] }))).toBe('UNKNOWN_TOPIC_OR_PARTITION');
   });
