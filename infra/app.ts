@@ -2,6 +2,7 @@
 // `npx cdk synth` runs offline. Options come from context, e.g.
 // `npx cdk deploy -c namePrefix=sluice-dev -c removalPolicy=destroy`.
 import { App, RemovalPolicy } from 'aws-cdk-lib';
+import { ListenerCertificate } from 'aws-cdk-lib/aws-elasticloadbalancingv2';
 import { SluiceStack } from './sluice-stack.js';
 
 const app = new App();
@@ -9,7 +10,24 @@ const namePrefix = (app.node.tryGetContext('namePrefix') as string | undefined) 
 const destroy = app.node.tryGetContext('removalPolicy') === 'destroy';
 const removalPolicy = destroy ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN;
 
-new SluiceStack(app, (app.node.tryGetContext('stackName') as string | undefined) ?? 'Sluice', {
+// The Kafka gateway is deployed when a certificate for its listener is given:
+//   -c kafkaCertificateArn=arn:aws:acm:… -c kafkaAdvertisedHost=kafka.example.com
+//   -c kafkaAllowedPrincipals=123456789012,arn:aws:iam::123456789012:role/Writer
+const context = (name: string) => app.node.tryGetContext(name) as string | undefined;
+const kafkaCertificateArn = context('kafkaCertificateArn');
+
+new SluiceStack(app, context('stackName') ?? 'Sluice', {
   description: 'Sluice: Kafka-style partitioned log on S3, DynamoDB and Lambda',
-  log: { namePrefix, bucketRemovalPolicy: removalPolicy, tableRemovalPolicy: removalPolicy },
+  log: {
+    namePrefix,
+    bucketRemovalPolicy: removalPolicy,
+    tableRemovalPolicy: removalPolicy,
+    kafkaGateway: kafkaCertificateArn
+      ? {
+          certificate: ListenerCertificate.fromArn(kafkaCertificateArn),
+          advertisedHost: context('kafkaAdvertisedHost'),
+          allowedPrincipals: context('kafkaAllowedPrincipals')?.split(',').filter((p) => p !== ''),
+        }
+      : undefined,
+  },
 });

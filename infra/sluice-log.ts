@@ -25,6 +25,7 @@ import { SluiceMonitoring } from './sluice-monitoring.js';
 import { addSluiceNagSuppressions } from './nag-suppressions.js';
 import { SLUICE_ROUTES, type SluiceFunctionName } from './routes.js';
 import { type GrantKind, type GrantOptions, grantFunctions, grantRoutes } from './grants.js';
+import { type KafkaGatewayProps, SluiceKafkaGateway } from './sluice-kafka-gateway.js';
 
 export interface SluiceLogProps {
   /**
@@ -108,6 +109,13 @@ export interface SluiceLogProps {
    * @default 'log'
    */
   readonly dataPrefix?: string;
+  /**
+   * A Kafka wire-protocol gateway for unchanged Kafka clients: ECS Fargate tasks behind a Network
+   * Load Balancer with a TLS listener, IAM authentication (SASL/OAUTHBEARER), autoscaling on CPU
+   * (infra/sluice-kafka-gateway.ts). `cdk deploy` then needs Docker or Finch to build its image.
+   * @default - no gateway
+   */
+  readonly kafkaGateway?: KafkaGatewayProps;
 }
 
 export const DEFAULT_RESERVED_CONCURRENCY: Readonly<Record<SluiceFunctionName, number>> = {
@@ -151,6 +159,8 @@ export class SluiceLog extends Construct {
   readonly api: SluiceHttpApi;
   readonly retentionRule: events.Rule;
   readonly monitoring: SluiceMonitoring;
+  /** The Kafka gateway, when `kafkaGateway` is set. */
+  readonly kafkaGateway?: SluiceKafkaGateway;
 
   constructor(scope: Construct, id: string, props: SluiceLogProps = {}) {
     super(scope, id);
@@ -183,22 +193,24 @@ export class SluiceLog extends Construct {
       removalPolicy: props.tableRemovalPolicy ?? RemovalPolicy.RETAIN,
     });
 
+    const data = { bucket: this.bucket, table: this.table, dataPrefix, encryptionKey: props.encryptionKey };
+    const environment = {
+      SLUICE_BUCKET: this.bucket.bucketName,
+      SLUICE_TABLE: this.table.tableName,
+      SLUICE_PREFIX: dataPrefix,
+      SLUICE_LEASE_MS: String(leaseDuration.toMilliseconds()),
+      SLUICE_GRACE_MS: String(graceDuration.toMilliseconds()),
+      POWERTOOLS_SERVICE_NAME: namePrefix,
+      POWERTOOLS_METRICS_NAMESPACE: 'Sluice',
+    };
     this.functions = new SluiceFunctions(this, 'Functions', {
-      data: { bucket: this.bucket, table: this.table, dataPrefix, encryptionKey: props.encryptionKey },
+      data,
       namePrefix,
       memorySize,
       reservedConcurrency: reservedConcurrency({ ...DEFAULT_RESERVED_CONCURRENCY, ...props.reservedConcurrency }),
       logRetention,
       logRemovalPolicy: RemovalPolicy.RETAIN,
-      environment: {
-        SLUICE_BUCKET: this.bucket.bucketName,
-        SLUICE_TABLE: this.table.tableName,
-        SLUICE_PREFIX: dataPrefix,
-        SLUICE_LEASE_MS: String(leaseDuration.toMilliseconds()),
-        SLUICE_GRACE_MS: String(graceDuration.toMilliseconds()),
-        POWERTOOLS_SERVICE_NAME: namePrefix,
-        POWERTOOLS_METRICS_NAMESPACE: 'Sluice',
-      },
+      environment,
     }).functions;
 
     this.api = new SluiceHttpApi(this, 'Http', {
@@ -232,6 +244,18 @@ export class SluiceLog extends Construct {
       dashboardName: `${namePrefix}-log`,
       alarmTopic: props.alarmTopic,
     });
+
+    if (props.kafkaGateway) {
+      this.kafkaGateway = new SluiceKafkaGateway(this, 'KafkaGateway', {
+        ...props.kafkaGateway,
+        data,
+        environment,
+        namePrefix,
+        logRetention,
+        logRemovalPolicy: RemovalPolicy.RETAIN,
+      });
+      this.monitoring.addKafkaGateway(this.kafkaGateway);
+    }
 
     addSluiceNagSuppressions(this);
   }

@@ -12,6 +12,7 @@ import type * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import { METRIC_NAMESPACE, SluiceMetric } from '../lib/observability/metric-names.js';
 import type { SluiceFunctionName } from './routes.js';
+import type { SluiceKafkaGateway } from './sluice-kafka-gateway.js';
 
 export interface SluiceMonitoringProps {
   readonly functions: Readonly<Record<SluiceFunctionName, lambda.IFunction>>;
@@ -86,6 +87,31 @@ export class SluiceMonitoring extends Construct {
       graph('API latency p99', [props.httpApi.metricLatency({ statistic: 'p99', period: PERIOD })]),
       graph('DynamoDB throttles', [tableThrottles]),
       new cloudwatch.AlarmStatusWidget({ title: 'Alarms', alarms: this.alarms, width: 6 }),
+    );
+  }
+
+  /** A dashboard row for the Kafka gateway (tasks, connections, health) and an alarm on unhealthy tasks. */
+  addKafkaGateway(gateway: SluiceKafkaGateway): void {
+    const unhealthy = gateway.targetGroup.metrics.unHealthyHostCount({ period: PERIOD, statistic: 'Maximum' });
+    this.alarm('kafka-gateway-unhealthy', unhealthy, 'Sluice Kafka gateway has unhealthy tasks');
+    this.dashboard.addWidgets(
+      graph('Kafka gateway CPU / memory (%)', [
+        gateway.service.metricCpuUtilization({ period: PERIOD }),
+        gateway.service.metricMemoryUtilization({ period: PERIOD }),
+      ]),
+      graph('Kafka connections (active / new)', [
+        gateway.loadBalancer.metrics.activeFlowCount({ period: PERIOD, statistic: 'Average' }),
+        gateway.loadBalancer.metrics.newFlowCount({ period: PERIOD }),
+      ]),
+      graph('Kafka gateway tasks (healthy / unhealthy)', [
+        gateway.targetGroup.metrics.healthyHostCount({ period: PERIOD, statistic: 'Minimum' }),
+        unhealthy,
+      ]),
+      graph('Kafka resets (client / load balancer / gateway)', [
+        gateway.loadBalancer.metrics.tcpClientResetCount({ period: PERIOD }),
+        gateway.loadBalancer.metrics.tcpElbResetCount({ period: PERIOD }),
+        gateway.loadBalancer.metrics.tcpTargetResetCount({ period: PERIOD }),
+      ]),
     );
   }
 

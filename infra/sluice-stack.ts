@@ -19,6 +19,16 @@ export class SluiceStack extends Stack {
     new CfnOutput(this, 'ApiUrl', { value: this.log.api.url, description: 'Sluice HTTP API (SigV4, service execute-api)' });
     new CfnOutput(this, 'BucketName', { value: this.log.bucket.bucketName, description: 'Segment bucket' });
     new CfnOutput(this, 'TableName', { value: this.log.table.tableName, description: 'Metadata table' });
+    if (this.log.kafkaGateway) {
+      new CfnOutput(this, 'KafkaBootstrapServers', {
+        value: `${this.log.kafkaGateway.advertisedHost}:${this.log.kafkaGateway.port}`,
+        description: 'Kafka bootstrap servers (TLS, SASL/OAUTHBEARER with IAM tokens; gatewayId = the host)',
+      });
+      new CfnOutput(this, 'KafkaLoadBalancerDnsName', {
+        value: this.log.kafkaGateway.loadBalancer.loadBalancerDnsName,
+        description: 'Point the advertised host name (CNAME or alias) at this',
+      });
+    }
     for (const name of SLUICE_FUNCTION_NAMES) {
       new CfnOutput(this, `${name[0].toUpperCase()}${name.slice(1)}FunctionName`, {
         value: this.log.functions[name].functionName,

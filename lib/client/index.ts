@@ -37,3 +37,11 @@ export type { Transport, SluiceRequest } from './transport.js';
 export { SluiceApi } from './wire.js';
 export type { TopicPartition } from './topic-partitions.js';
 export type { Assignor, TopicPartitions, TopicDescription, TopicConfigDescription, GroupDescription, GroupListing, CommittedOffset } from './wire.js';
+export {
+  iamOAuthBearerProvider,
+  iamTokenSigner,
+  stsRegionalEndpoint,
+  type IamOAuthBearerOptions,
+  type OAuthBearerSasl,
+  type IamAuthToken,
+} from './iam-oauthbearer.js';

@@ -1,0 +1,391 @@
+// The Kafka gateway in AWS: lib/kafka/main.ts in a container on ECS Fargate behind a Network Load
+// Balancer, so unchanged Kafka clients reach the log over TLS with IAM authentication.
+//
+//   clients ──TLS:9092──▶ NLB (TLS listener, ACM certificate) ──TCP:9092──▶ Fargate tasks (private subnets)
+//                                                                           │ DynamoDB, S3 (gateway endpoints)
+//                                                                           └ STS (GetCallerIdentity, via NAT)
+//
+// Every task is stateless and serves every partition: Metadata names the load balancer's address
+// (`advertisedHost`) as the leader of all partitions, so every connection of a client goes through
+// the NLB and any task can answer it. The image is the gateway bundled at synth time by the local
+// esbuild (as the Lambda bundles are, plus the AWS SDK, which no container provides) and the
+// repository's Dockerfile; `cdk deploy` builds it with Docker or Finch (CDK_DOCKER=finch).
+//
+// The task role holds what the gateway's requests need: the union of the produce, fetch, admin and
+// groups functions' access (function-permissions.ts), since the gateway serves all of them; not
+// retention's, which stays with the scheduled function. Verifying IAM tokens needs no permission:
+// the gateway forwards the client's own signed GetCallerIdentity request.
+import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { buildSync } from 'esbuild';
+import { Duration, type RemovalPolicy, Stack } from 'aws-cdk-lib';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as ecrAssets from 'aws-cdk-lib/aws-ecr-assets';
+import * as ecs from 'aws-cdk-lib/aws-ecs';
+import * as elbv2 from 'aws-cdk-lib/aws-elasticloadbalancingv2';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { FUNCTION_ACCESS, type DataResources } from './function-permissions.js';
+import { BUNDLE_OPTIONS, REPO_ROOT } from './sluice-functions.js';
+import { addKafkaGatewayNagSuppressions } from './nag-suppressions.js';
+
+export interface KafkaGatewayProps {
+  /**
+   * Certificate of the load balancer's TLS listener: an ACM certificate (`acm.Certificate`,
+   * `acm.Certificate.fromCertificateArn`) or `elbv2.ListenerCertificate.fromArn(arn)`. It must
+   * cover the host name clients connect to: `advertisedHost`, a domain of yours pointing (CNAME or
+   * alias) at the load balancer.
+   */
+  readonly certificate: elbv2.IListenerCertificate;
+  /**
+   * The host name clients bootstrap from, which Metadata advertises as every partition's leader and
+   * IAM tokens are bound to (their `gatewayId`).
+   * @default - the load balancer's DNS name (clients then connect to a name no ACM certificate can
+   * cover, so they must skip host name verification: set this in production)
+   */
+  readonly advertisedHost?: string;
+  /**
+   * The VPC of the tasks and the load balancer.
+   * @default - a new VPC: 2 availability zones, 1 NAT gateway (the tasks reach STS and ECR through
+   * it), S3 and DynamoDB gateway endpoints, flow logs of rejected traffic
+   */
+  readonly vpc?: ec2.IVpc;
+  /**
+   * Whether the load balancer has a public address. Clients outside the VPC also need `clientPeers`.
+   * @default false
+   */
+  readonly internetFacing?: boolean;
+  /**
+   * Who may open connections to the listener.
+   * @default - the VPC's IPv4 CIDR
+   */
+  readonly clientPeers?: readonly ec2.IPeer[];
+  /**
+   * Listener and container port.
+   * @default 9092
+   */
+  readonly port?: number;
+  /**
+   * How clients authenticate: 'iam' is SASL/OAUTHBEARER carrying a presigned STS
+   * GetCallerIdentity request (lib/client/iam-oauthbearer.ts makes them); 'none' admits anyone who
+   * can reach the listener, so only with `clientPeers` you trust.
+   * @default 'iam'
+   */
+  readonly authentication?: 'iam' | 'none';
+  /**
+   * IAM principals admitted, with 'iam': 12-digit account ids, role ARNs (any of their sessions),
+   * or exact user / session ARNs.
+   * @default - every principal STS vouches for, in any account: set this
+   */
+  readonly allowedPrincipals?: readonly string[];
+  /**
+   * How long the gateway collects produce requests of all its connections into one intake object.
+   * @default Duration.millis(25)
+   */
+  readonly linger?: Duration;
+  /**
+   * Tasks at deployment.
+   * @default 2
+   */
+  readonly desiredCount?: number;
+  /**
+   * Fewest tasks autoscaling keeps.
+   * @default 2
+   */
+  readonly minCapacity?: number;
+  /**
+   * Most tasks autoscaling starts.
+   * @default 10
+   */
+  readonly maxCapacity?: number;
+  /**
+   * Average CPU utilization autoscaling aims at.
+   * @default 60
+   */
+  readonly targetCpuUtilizationPercent?: number;
+  /**
+   * CPU units per task (1024 = one vCPU).
+   * @default 1024
+   */
+  readonly cpu?: number;
+  /**
+   * Memory per task.
+   * @default 2048
+   */
+  readonly memoryLimitMiB?: number;
+  /**
+   * How long the load balancer keeps a stopping task's connections before ECS stops it.
+   * @default Duration.seconds(30)
+   */
+  readonly deregistrationDelay?: Duration;
+}
+
+export interface SluiceKafkaGatewayProps extends KafkaGatewayProps {
+  readonly data: DataResources;
+  /** The SLUICE_* settings every process of the log shares. */
+  readonly environment: Readonly<Record<string, string>>;
+  readonly namePrefix: string;
+  readonly logRetention: logs.RetentionDays;
+  readonly logRemovalPolicy: RemovalPolicy;
+}
+
+export const KAFKA_GATEWAY_DEFAULTS = {
+  port: 9092,
+  desiredCount: 2,
+  minCapacity: 2,
+  maxCapacity: 10,
+  targetCpuUtilizationPercent: 60,
+  cpu: 1024,
+  memoryLimitMiB: 2048,
+  lingerMs: 25,
+} as const;
+
+/** The container's name in the task definition. */
+export const GATEWAY_CONTAINER = 'gateway';
+
+/**
+ * Below the NLB's fixed 350 s idle timeout of TLS flows: the gateway closes an idle connection
+ * itself (Kafka's connections.max.idle.ms) before the load balancer silently drops it.
+ */
+const CONNECTIONS_MAX_IDLE_MS = 300_000;
+
+/** The data actions of the functions whose requests the gateway serves (function-permissions.ts). */
+export function gatewayAccess(): { objectActions: string[]; listBucket: boolean; tableActions: string[] } {
+  const served = [FUNCTION_ACCESS.produce, FUNCTION_ACCESS.fetch, FUNCTION_ACCESS.admin, FUNCTION_ACCESS.groups];
+  return {
+    objectActions: [...new Set(served.flatMap((a) => a.objectActions))].sort(),
+    listBucket: served.some((a) => a.listBucket),
+    tableActions: [...new Set(served.flatMap((a) => a.tableActions))].sort(),
+  };
+}
+
+/**
+ * The image's build context: the Dockerfile and the gateway bundled into one file by the local
+ * esbuild. A stack whose bundling is skipped (`cdk synth --exclusively`, tests) stages a
+ * placeholder, as NodejsFunction does.
+ */
+export function stageGatewayImage(bundle: boolean): string {
+  const entry = join(REPO_ROOT, 'lib', 'kafka', 'main.ts');
+  let code: string;
+  if (bundle) {
+    const result = buildSync({
+      entryPoints: [entry],
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: BUNDLE_OPTIONS.target,
+      minify: BUNDLE_OPTIONS.minify,
+      mainFields: [...BUNDLE_OPTIONS.mainFields],
+      banner: { js: BUNDLE_OPTIONS.banner },
+      // The AWS SDK is bundled: no container runtime provides it, unlike Lambda's.
+      write: false,
+      logLevel: 'error',
+    });
+    code = result.outputFiles[0].text;
+  } else {
+    code = '// bundling skipped for this stack\n';
+  }
+  const dockerfile = join(REPO_ROOT, 'Dockerfile');
+  const hash = createHash('sha256').update(code).digest('hex').slice(0, 16);
+  const dir = join(tmpdir(), `sluice-kafka-gateway-${hash}`);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'gateway.mjs'), code);
+  copyFileSync(dockerfile, join(dir, 'Dockerfile'));
+  return dir;
+}
+
+export class SluiceKafkaGateway extends Construct {
+  readonly vpc: ec2.IVpc;
+  readonly cluster: ecs.Cluster;
+  readonly service: ecs.FargateService;
+  readonly taskRole: iam.Role;
+  readonly loadBalancer: elbv2.NetworkLoadBalancer;
+  readonly listener: elbv2.NetworkListener;
+  readonly targetGroup: elbv2.NetworkTargetGroup;
+  readonly logGroup: logs.LogGroup;
+  /** The host name clients bootstrap from (and sign their IAM tokens for). */
+  readonly advertisedHost: string;
+  readonly port: number;
+
+  constructor(scope: Construct, id: string, props: SluiceKafkaGatewayProps) {
+    super(scope, id);
+    const port = props.port ?? KAFKA_GATEWAY_DEFAULTS.port;
+    const minCapacity = props.minCapacity ?? KAFKA_GATEWAY_DEFAULTS.minCapacity;
+    const maxCapacity = props.maxCapacity ?? KAFKA_GATEWAY_DEFAULTS.maxCapacity;
+    const desiredCount = props.desiredCount ?? Math.max(KAFKA_GATEWAY_DEFAULTS.desiredCount, minCapacity);
+    const authentication = props.authentication ?? 'iam';
+    const lingerMs = props.linger?.toMilliseconds() ?? KAFKA_GATEWAY_DEFAULTS.lingerMs;
+    validate(this, { port, minCapacity, maxCapacity, desiredCount, authentication, allowedPrincipals: props.allowedPrincipals ?? [] });
+    this.port = port;
+
+    this.vpc = props.vpc ?? this.createVpc();
+    this.cluster = new ecs.Cluster(this, 'Cluster', { vpc: this.vpc, containerInsightsV2: ecs.ContainerInsights.ENABLED });
+
+    const lbSecurityGroup = new ec2.SecurityGroup(this, 'LoadBalancerSecurityGroup', {
+      vpc: this.vpc,
+      description: 'Sluice Kafka gateway load balancer: Kafka clients in, gateway tasks out',
+      allowAllOutbound: false,
+    });
+    for (const peer of props.clientPeers ?? [ec2.Peer.ipv4(this.vpc.vpcCidrBlock)]) {
+      lbSecurityGroup.addIngressRule(peer, ec2.Port.tcp(port), 'Kafka clients (TLS)');
+    }
+    this.loadBalancer = new elbv2.NetworkLoadBalancer(this, 'LoadBalancer', {
+      vpc: this.vpc,
+      internetFacing: props.internetFacing ?? false,
+      securityGroups: [lbSecurityGroup],
+      crossZoneEnabled: true,
+    });
+    this.advertisedHost = props.advertisedHost ?? this.loadBalancer.loadBalancerDnsName;
+
+    this.logGroup = new logs.LogGroup(this, 'Logs', { retention: props.logRetention, removalPolicy: props.logRemovalPolicy });
+    this.taskRole = new iam.Role(this, 'TaskRole', {
+      assumedBy: new iam.ServicePrincipal('ecs-tasks.amazonaws.com'),
+      description: 'Sluice Kafka gateway tasks: least-privilege access to the log\'s bucket and table',
+    });
+    for (const statement of gatewayStatements(props.data)) this.taskRole.addToPrincipalPolicy(statement);
+
+    const taskDefinition = new ecs.FargateTaskDefinition(this, 'Task', {
+      cpu: props.cpu ?? KAFKA_GATEWAY_DEFAULTS.cpu,
+      memoryLimitMiB: props.memoryLimitMiB ?? KAFKA_GATEWAY_DEFAULTS.memoryLimitMiB,
+      runtimePlatform: { cpuArchitecture: ecs.CpuArchitecture.ARM64, operatingSystemFamily: ecs.OperatingSystemFamily.LINUX },
+      taskRole: this.taskRole,
+    });
+    const stack = Stack.of(this);
+    taskDefinition.addContainer(GATEWAY_CONTAINER, {
+      image: ecs.ContainerImage.fromAsset(stageGatewayImage(stack.bundlingRequired), { platform: ecrAssets.Platform.LINUX_ARM64 }),
+      essential: true,
+      readonlyRootFilesystem: true,
+      portMappings: [{ containerPort: port, protocol: ecs.Protocol.TCP }],
+      logging: ecs.LogDrivers.awsLogs({ streamPrefix: 'gateway', logGroup: this.logGroup }),
+      stopTimeout: Duration.seconds(30),
+      healthCheck: {
+        // A TCP connect to the Kafka port, from inside the container (node is the only tool in the image).
+        command: ['CMD', 'node', '-e', `require('net').connect(${port},'127.0.0.1').on('connect',()=>process.exit(0)).on('error',()=>process.exit(1))`],
+        interval: Duration.seconds(15),
+        timeout: Duration.seconds(5),
+        retries: 3,
+        startPeriod: Duration.seconds(15),
+      },
+      environment: {
+        ...props.environment,
+        KAFKA_HOST: '0.0.0.0',
+        KAFKA_PORT: String(port),
+        KAFKA_ADVERTISED_HOST: this.advertisedHost,
+        KAFKA_ADVERTISED_PORT: String(port),
+        SLUICE_KAFKA_AUTH: authentication,
+        SLUICE_KAFKA_ALLOWED_PRINCIPALS: (props.allowedPrincipals ?? []).join(','),
+        SLUICE_KAFKA_LINGER_MS: String(lingerMs),
+        SLUICE_KAFKA_CONNECTIONS_MAX_IDLE_MS: String(CONNECTIONS_MAX_IDLE_MS),
+        AWS_REGION: stack.region,
+        // Connection and authentication logs are INFO; outside Lambda the logger defaults to WARN.
+        POWERTOOLS_LOG_LEVEL: 'INFO',
+      },
+    });
+
+    const serviceSecurityGroup = new ec2.SecurityGroup(this, 'ServiceSecurityGroup', {
+      vpc: this.vpc,
+      description: 'Sluice Kafka gateway tasks: Kafka from the load balancer only',
+      allowAllOutbound: true,
+    });
+    this.service = new ecs.FargateService(this, 'Service', {
+      cluster: this.cluster,
+      taskDefinition,
+      desiredCount,
+      securityGroups: [serviceSecurityGroup],
+      vpcSubnets: { subnetType: ec2.SubnetType.PRIVATE_WITH_EGRESS },
+      assignPublicIp: false,
+      circuitBreaker: { rollback: true },
+      minHealthyPercent: 100,
+      maxHealthyPercent: 200,
+      healthCheckGracePeriod: Duration.seconds(60),
+    });
+    lbSecurityGroup.connections.allowTo(serviceSecurityGroup, ec2.Port.tcp(port), 'Kafka to the gateway tasks');
+
+    this.listener = this.loadBalancer.addListener('Kafka', {
+      port,
+      protocol: elbv2.Protocol.TLS,
+      certificates: [props.certificate],
+      sslPolicy: elbv2.SslPolicy.RECOMMENDED_TLS,
+    });
+    this.targetGroup = this.listener.addTargets('Gateway', {
+      port,
+      protocol: elbv2.Protocol.TCP,
+      targets: [this.service.loadBalancerTarget({ containerName: GATEWAY_CONTAINER, containerPort: port })],
+      deregistrationDelay: props.deregistrationDelay ?? Duration.seconds(30),
+      healthCheck: { protocol: elbv2.Protocol.TCP, interval: Duration.seconds(10), healthyThresholdCount: 2, unhealthyThresholdCount: 2 },
+    });
+
+    const scaling = this.service.autoScaleTaskCount({ minCapacity, maxCapacity });
+    scaling.scaleOnCpuUtilization('Cpu', {
+      targetUtilizationPercent: props.targetCpuUtilizationPercent ?? KAFKA_GATEWAY_DEFAULTS.targetCpuUtilizationPercent,
+      scaleInCooldown: Duration.minutes(5),
+      scaleOutCooldown: Duration.minutes(1),
+    });
+    addKafkaGatewayNagSuppressions(this);
+  }
+
+  /** Lets `peer` open connections to the listener (beyond `clientPeers`). */
+  allowClientsFrom(peer: ec2.IPeer): void {
+    for (const sg of this.loadBalancer.connections.securityGroups) sg.addIngressRule(peer, ec2.Port.tcp(this.port), 'Kafka clients (TLS)');
+  }
+
+  private createVpc(): ec2.Vpc {
+    const vpc = new ec2.Vpc(this, 'Vpc', {
+      maxAzs: 2,
+      natGateways: 1,
+      gatewayEndpoints: {
+        S3: { service: ec2.GatewayVpcEndpointAwsService.S3 },
+        DynamoDB: { service: ec2.GatewayVpcEndpointAwsService.DYNAMODB },
+      },
+    });
+    vpc.addFlowLog('RejectedTraffic', { trafficType: ec2.FlowLogTrafficType.REJECT });
+    return vpc;
+  }
+}
+
+/** The task role's statements: gatewayAccess() on the data prefix and table, KMS when the data is encrypted with a key. */
+function gatewayStatements(data: DataResources): iam.PolicyStatement[] {
+  const access = gatewayAccess();
+  const statements = [
+    new iam.PolicyStatement({ actions: access.objectActions, resources: [data.bucket.arnForObjects(data.dataPrefix ? `${data.dataPrefix}/*` : '*')] }),
+    new iam.PolicyStatement({ actions: access.tableActions, resources: [data.table.tableArn] }),
+  ];
+  if (access.listBucket) {
+    statements.push(
+      new iam.PolicyStatement({
+        actions: ['s3:ListBucket'],
+        resources: [data.bucket.bucketArn],
+        conditions: data.dataPrefix ? { StringLike: { 's3:prefix': [`${data.dataPrefix}/*`] } } : undefined,
+      }),
+    );
+  }
+  if (data.encryptionKey) {
+    statements.push(
+      new iam.PolicyStatement({ actions: ['kms:Decrypt', 'kms:DescribeKey', 'kms:Encrypt', 'kms:GenerateDataKey'], resources: [data.encryptionKey.keyArn] }),
+    );
+  }
+  return statements;
+}
+
+function validate(
+  scope: Construct,
+  p: { port: number; minCapacity: number; maxCapacity: number; desiredCount: number; authentication: string; allowedPrincipals: readonly string[] },
+): void {
+  const fail = (message: string): never => {
+    throw new Error(`SluiceLog kafkaGateway ${scope.node.path}: ${message}`);
+  };
+  if (!Number.isInteger(p.port) || p.port < 1 || p.port > 65535) fail(`port must be 1-65535, got ${p.port}`);
+  if (!Number.isInteger(p.minCapacity) || p.minCapacity < 1) fail(`minCapacity must be a positive integer, got ${p.minCapacity}`);
+  if (!Number.isInteger(p.maxCapacity) || p.maxCapacity < p.minCapacity) fail(`maxCapacity (${p.maxCapacity}) must be an integer at least minCapacity (${p.minCapacity})`);
+  if (p.desiredCount < p.minCapacity || p.desiredCount > p.maxCapacity) fail(`desiredCount (${p.desiredCount}) must lie between minCapacity and maxCapacity`);
+  if (p.authentication !== 'iam' && p.authentication !== 'none') fail(`authentication must be 'iam' or 'none', got '${p.authentication}'`);
+  if (p.authentication === 'none' && p.allowedPrincipals.length > 0) fail("allowedPrincipals needs authentication 'iam'");
+  for (const entry of p.allowedPrincipals) {
+    if (!/^\d{12}$/.test(entry) && !/^arn:aws[a-z-]*:(iam|sts)::\d{12}:[\x21-\x7E]+$/.test(entry)) {
+      fail(`allowedPrincipals: '${entry}' is neither a 12-digit account id nor an IAM or STS ARN`);
+    }
+  }
+}
