@@ -25,6 +25,8 @@ export class GatewayConnection implements KafkaConnection {
   readonly id: string;
   readonly remoteAddress: string;
   principal?: string;
+  sessionExpiresAt?: number;
+  saslMechanism?: string;
 
   private readonly frames: FrameReader;
   private readonly queue: Slot[] = [];

@@ -2,6 +2,7 @@
 // as Metadata advertises it, its settings and the registry of APIs. One per gateway; handlers
 // that need shared machinery (the produce batcher, the group coordinator's caches) add it here.
 import type { SluiceContext } from '../context.js';
+import type { SaslMechanism } from './auth/iam-authenticator.js';
 
 export interface GatewaySettings {
   /** Kafka's socket.request.max.bytes: larger frames close the connection. @default 104857600 */
@@ -35,6 +36,8 @@ export interface GatewayServices {
    * SASL sets its principal (connection.ts mayCall). @default false
    */
   readonly requireAuthentication: boolean;
+  /** The SASL mechanisms SaslHandshake offers (auth/: OAUTHBEARER with IAM tokens). @default [] */
+  readonly saslMechanisms: readonly SaslMechanism[];
   /** Registers work for the gateway's close (flushing a batcher), run after the connections close. */
   onClose(hook: () => Promise<void> | void): void;
 }

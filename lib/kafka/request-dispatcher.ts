@@ -91,8 +91,9 @@ export class RequestDispatcher {
       w.int16(UNSUPPORTED_VERSION);
       return { frame: sized(w.toBuffer()), errorCode: UNSUPPORTED_VERSION, reason: `no handler for api key ${apiKey}` };
     }
-    if (!mayCall(connection, apiKey, this.services.requireAuthentication)) {
-      return { close: true, errorCode: KAFKA_ILLEGAL_SASL_STATE, reason: `${api.name} before authentication` };
+    if (!mayCall(connection, apiKey, this.services.requireAuthentication, this.services.ctx.now())) {
+      const when = connection.principal === undefined ? 'before authentication' : 'after the SASL session expired';
+      return { close: true, errorCode: KAFKA_ILLEGAL_SASL_STATE, reason: `${api.name} ${when}` };
     }
     const call: KafkaCall = { apiVersion: version, correlationId, clientId: header.clientId, gateway: this.services, connection };
     const body = reader.buffer.subarray(reader.position);

@@ -13,6 +13,7 @@ import { GatewayConnection } from './gateway-connection.js';
 import { GatewayMetrics, type GatewayStats } from './gateway-metrics.js';
 import type { GatewayServices, GatewaySettings } from './gateway-services.js';
 import { RequestDispatcher } from './request-dispatcher.js';
+import type { SaslMechanism } from './auth/iam-authenticator.js';
 
 export interface KafkaGatewayOptions {
   /** Interface to listen on. @default '127.0.0.1' */
@@ -31,7 +32,9 @@ export interface KafkaGatewayOptions {
   readonly connectionsMaxIdleMs?: number;
   /** The cluster id Metadata reports. @default derived from the table, bucket and prefix */
   readonly clusterId?: string;
-  /** Only ApiVersions and SASL until a connection authenticates. @default false */
+  /** The SASL mechanisms offered (auth/: OAUTHBEARER with IAM tokens). @default [] */
+  readonly saslMechanisms?: readonly SaslMechanism[];
+  /** Only ApiVersions and SASL until a connection authenticates. @default true when saslMechanisms are given */
   readonly requireAuthentication?: boolean;
   /** The APIs served. @default KAFKA_APIS */
   readonly apis?: readonly AnyKafkaApi[];
@@ -45,8 +48,12 @@ export interface KafkaGateway {
   readonly services: GatewayServices;
   /** Requests, errors and latency per API, and connections, since the start. */
   stats(): GatewayStats;
-  /** Stops listening, closes every connection and runs the services' close hooks. */
-  close(): Promise<void>;
+  /**
+   * Stops listening, closes every connection and runs the services' close hooks. With a grace
+   * period, connections first stop reading, answer the requests already in flight and end; those
+   * still open when it is over are dropped.
+   */
+  close(options?: { readonly gracePeriodMs?: number }): Promise<void>;
 }
 
 export const DEFAULT_SOCKET_REQUEST_MAX_BYTES = 104_857_600;
@@ -85,7 +92,8 @@ export async function startKafkaGateway(ctx: SluiceContext, options: KafkaGatewa
     clusterId: options.clusterId ?? clusterIdOf(ctx),
     settings,
     apis,
-    requireAuthentication: options.requireAuthentication ?? false,
+    requireAuthentication: options.requireAuthentication ?? (options.saslMechanisms ?? []).length > 0,
+    saslMechanisms: options.saslMechanisms ?? [],
     onClose: (hook) => {
       closeHooks.push(hook);
     },
@@ -106,10 +114,16 @@ export async function startKafkaGateway(ctx: SluiceContext, options: KafkaGatewa
     port,
     services,
     stats: () => metrics.stats(),
-    close: () =>
+    close: ({ gracePeriodMs = 0 } = {}) =>
       (closing ??= (async () => {
         clearInterval(publisher);
         const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+        if (gracePeriodMs > 0 && connections.size > 0) {
+          for (const c of connections) c.close();
+          let timer: NodeJS.Timeout | undefined;
+          await Promise.race([stopped, new Promise<void>((resolve) => (timer = setTimeout(resolve, gracePeriodMs)))]);
+          clearTimeout(timer);
+        }
         for (const c of connections) c.destroy();
         await stopped;
         for (const hook of closeHooks) await hook();

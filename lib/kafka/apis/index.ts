@@ -11,6 +11,8 @@ import { describeConfigsApi } from './describe-configs.js';
 import { incrementalAlterConfigsApi } from './incremental-alter-configs.js';
 import { listOffsetsApi } from './list-offsets.js';
 import { metadataApi } from './metadata.js';
+import { saslAuthenticateApi } from './sasl-authenticate.js';
+import { saslHandshakeApi } from './sasl-handshake.js';
 
 export const KAFKA_APIS: readonly AnyKafkaApi[] = [
   apiVersionsApi,
@@ -22,4 +24,6 @@ export const KAFKA_APIS: readonly AnyKafkaApi[] = [
   describeConfigsApi,
   alterConfigsApi,
   incrementalAlterConfigsApi,
+  saslHandshakeApi,
+  saslAuthenticateApi,
 ];

@@ -1,0 +1,65 @@
+// The Kafka gateway's process: the container entry point (Dockerfile, infra/sluice-kafka-gateway.ts).
+// Reads its configuration from the environment (gateway-env.ts; storage from the SLUICE_*
+// variables, AWS credentials and region from the task role), authenticates clients with IAM
+// tokens over SASL/OAUTHBEARER unless SLUICE_KAFKA_AUTH=none, and serves until SIGTERM, on which
+// it stops accepting connections, lets the requests in flight finish for up to
+// SLUICE_KAFKA_SHUTDOWN_GRACE_MS, closes every connection and exits 0. ECS sends SIGTERM after the
+// load balancer has drained the task, and SIGKILL after the container's stop timeout (30 s).
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
+import { createClients, createContext } from '../context.js';
+import { logger } from '../observability/logger.js';
+import { IamOAuthBearerAuthenticator } from './auth/iam-authenticator.js';
+import { gatewayEnvironment } from './gateway-env.js';
+import { startKafkaGateway } from './server.js';
+
+async function main(): Promise<void> {
+  const config = gatewayEnvironment();
+  const ctx = createContext(createClients());
+  const saslMechanisms =
+    config.authentication === 'iam'
+      ? [new IamOAuthBearerAuthenticator({ gatewayId: config.gatewayId, allowedPrincipals: config.allowedPrincipals, stsEndpoint: config.stsEndpoint, now: ctx.now })]
+      : [];
+  const gateway = await startKafkaGateway(ctx, {
+    host: config.host,
+    port: config.port,
+    advertisedHost: config.advertisedHost,
+    advertisedPort: config.advertisedPort,
+    connectionsMaxIdleMs: config.connectionsMaxIdleMs,
+    socketRequestMaxBytes: config.socketRequestMaxBytes,
+    saslMechanisms,
+    requireAuthentication: saslMechanisms.length > 0,
+  });
+  logger.info('kafka gateway started', {
+    port: gateway.port,
+    advertisedHost: config.advertisedHost,
+    advertisedPort: config.advertisedPort,
+    authentication: config.authentication,
+    gatewayId: config.gatewayId,
+    allowedPrincipals: config.allowedPrincipals.length,
+    table: ctx.table,
+    bucket: ctx.bucket,
+  });
+
+  let stopping = false;
+  const stop = async (signal: string): Promise<void> => {
+    if (stopping) return;
+    stopping = true;
+    logger.info('kafka gateway stopping', { signal, gracePeriodMs: config.shutdownGraceMs });
+    try {
+      await gateway.close({ gracePeriodMs: config.shutdownGraceMs });
+      logger.info('kafka gateway stopped', { signal });
+      process.exit(0);
+    } catch (e) {
+      logger.error('kafka gateway did not stop cleanly', { error: e as Error });
+      process.exit(1);
+    }
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+main().catch((e: unknown) => {
+  logger.error('kafka gateway failed to start', { error: e as Error });
+  process.exit(1);
+});
