@@ -14,7 +14,8 @@ const DAY = 86_400_000;
 
 describe('configs altered after creation, at the next maintenance run', () => {
   it('retention.ms lowered: the segments now past it go, the newer ones and the tail stay', async () => {
-    const ctx = withClock(await createTestContext());
+    // Items stay unmerged within the grace period (a merge of old and new items would keep the old).
+    const ctx = withClock(await createTestContext({ graceMs: 20_000 }));
     const topic = await createTopic(ctx, 'orders', 1);
     const expected = new Map<number, string>();
     for (let i = 0; i < 3; i++) expected.set(await appendSpilled(ctx, topic, [`old${i}`], ctx.now() - 2 * DAY), `old${i}`);
@@ -41,7 +42,8 @@ describe('configs altered after creation, at the next maintenance run', () => {
   });
 
   it('segment.bytes lowered: the next merge cuts its segments at the new size', async () => {
-    const ctx = withClock(await createTestContext());
+    // A grace period no slow machine outlasts between the appends and the first run.
+    const ctx = withClock(await createTestContext({ graceMs: 20_000 }));
     const topic = await createTopic(ctx, 'orders', 1);
     const expected = new Map<number, string>();
     const value = (i: number) => `${i}`.padEnd(500, '.');
@@ -55,7 +57,7 @@ describe('configs altered after creation, at the next maintenance run', () => {
     const itemSize = items[0].size;
 
     await alterTopicConfig(ctx, 'orders', { set: { 'segment.bytes': 2 * itemSize } });
-    ctx.advance(5_000);
+    ctx.advance(30_000);
     expect((await runOnce(ctx)).errors).toEqual([]);
     const merged = (await readPartitionSnapshot(ctx, topic, 0)).items;
     expect(merged.map((i) => [i.baseOffset, i.lastOffset])).toEqual([[0, 1], [2, 3], [4, 5]]);
