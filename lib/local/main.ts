@@ -5,7 +5,10 @@
 // e.g. LocalStack, with the SDK's own credential chain (test/test when none is configured).
 // Either way it creates the bucket and table if missing and serves the HTTP API on
 // 127.0.0.1:${PORT:-8080}, logging one JSON line per request, and Kafka's wire protocol on
-// 127.0.0.1:${KAFKA_PORT:-9092} (lib/kafka; KAFKA_PORT=0 turns the gateway off).
+// 127.0.0.1:${KAFKA_PORT:-9092} (lib/kafka; KAFKA_PORT=0 turns the gateway off). It also runs the
+// subscriptions' dispatcher (lib/subscriptions; SLUICE_DISPATCHER=off turns it off), delivering to
+// HTTPS targets, and to Lambda targets only when a Lambda endpoint is configured
+// (AWS_ENDPOINT_URL_LAMBDA or AWS_ENDPOINT_URL, e.g. LocalStack).
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 
 import { fromNodeProviderChain } from '@aws-sdk/credential-providers';
@@ -17,6 +20,7 @@ import { startKafkaGateway, type KafkaGateway } from '../kafka/server.js';
 import { storageTarget } from './endpoint-config.js';
 import { startMaintenanceTimer } from '../log/maintenance.js';
 import { partitionForKey } from '../partitioners/index.js';
+import { startDispatcher } from '../subscriptions/dispatcher.js';
 
 async function clientOptions(): Promise<{ options: ClientOptions; emulators?: Emulators; where: string }> {
   const env = process.env;
@@ -58,6 +62,16 @@ async function main(): Promise<void> {
     },
     (e) => console.error(JSON.stringify({ level: 'ERROR', message: 'maintenance failed', error: String(e) })),
   );
+  // The poller Lambda's stand-in: push delivery of every subscription (lib/subscriptions/dispatcher.ts).
+  const dispatcher =
+    process.env.SLUICE_DISPATCHER === 'off'
+      ? undefined
+      : startDispatcher(context, {
+          pollIntervalMs: Number(process.env.SLUICE_DISPATCHER_POLL_MS || 100),
+          leaseMs: Number(process.env.SLUICE_DISPATCHER_LEASE_MS || 10_000),
+          maxPartitions: Number(process.env.SLUICE_DISPATCHER_MAX_PARTITIONS || 1000),
+          targetTypes: process.env.AWS_ENDPOINT_URL_LAMBDA || process.env.AWS_ENDPOINT_URL ? ['https', 'lambda'] : ['https'],
+        });
   const kafkaPort = kafkaPortFromEnv(process.env);
   const kafka: KafkaGateway | undefined = kafkaPort === 0 ? undefined : await startKafkaGateway(context, { host: '127.0.0.1', port: kafkaPort });
   let stopping = false;
@@ -66,6 +80,7 @@ async function main(): Promise<void> {
     stopping = true;
     console.log(JSON.stringify({ message: 'stopping', signal }));
     await maintenance.stop();
+    await dispatcher?.stop();
     await kafka?.close();
     await server.close();
     await emulators?.close();

@@ -46,6 +46,8 @@ export interface DispatcherOptions extends TargetOptions, FailureSenderOptions {
   readonly maxBatchBytes?: number;
   /** Only these subscriptions. @default all */
   readonly subscriptions?: readonly string[];
+  /** Only subscriptions with these target types (`npm start` leaves Lambda targets out unless a Lambda endpoint is configured). @default both */
+  readonly targetTypes?: readonly ('lambda' | 'https')[];
 }
 
 export interface Dispatcher {
@@ -127,7 +129,8 @@ class DispatcherLoop implements Dispatcher {
 
   private async refresh(): Promise<void> {
     const only = this.options.subscriptions && new Set(this.options.subscriptions);
-    const subs = (await listStoredSubscriptions(this.ctx)).filter((s) => s.enabled && (!only || only.has(s.name)));
+    const types = new Set(this.options.targetTypes ?? ['lambda', 'https']);
+    const subs = (await listStoredSubscriptions(this.ctx)).filter((s) => s.enabled && types.has(s.target.type) && (!only || only.has(s.name)));
     const current = new Map(subs.map((s) => [s.name, s] as const));
     // Workers of subscriptions gone, disabled or re-created stop; finished workers make room.
     for (const [key, worker] of this.workers) {
