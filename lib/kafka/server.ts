@@ -105,7 +105,14 @@ export async function startKafkaGateway(ctx: SluiceContext, options: KafkaGatewa
     connections.add(new GatewayConnection(socket, dispatcher, metrics, settings, (c) => connections.delete(c)));
   });
   server.on('error', (e) => logger.error('kafka gateway server error', { error: e }));
-  const publisher = setInterval(() => metrics.publish(), options.metricsIntervalMs ?? 60_000);
+  const publish = () => {
+    try {
+      metrics.publish();
+    } catch (e) {
+      logger.warn('kafka gateway metrics not published', { error: e as Error });
+    }
+  };
+  const publisher = setInterval(publish, options.metricsIntervalMs ?? 60_000);
   publisher.unref();
   logger.info('kafka gateway listening', { host, port, advertisedHost: services.advertisedHost, advertisedPort: services.advertisedPort });
 
@@ -127,7 +134,7 @@ export async function startKafkaGateway(ctx: SluiceContext, options: KafkaGatewa
         for (const c of connections) c.destroy();
         await stopped;
         for (const hook of closeHooks) await hook();
-        metrics.publish();
+        publish();
       })()),
   };
 }
