@@ -216,6 +216,15 @@ export class Admin {
     return { resources: resources.map((r) => ({ errorCode: 0, errorMessage: null, resourceName: r.name, resourceType: r.type })), throttleTime: 0 };
   }
 
+  /**
+   * Per partition, the first offset whose record timestamp is at least `timestamp` (ms), or the
+   * high watermark where no record is that late (kafkajs' fetchTopicOffsetsByTimestamp).
+   */
+  async fetchTopicOffsetsByTimestamp(topic: string, timestamp: number): Promise<{ partition: number; offset: number }[]> {
+    const { partitions } = await this.api.describeTopic(topic);
+    return Promise.all(partitions.map(async ({ partition }) => ({ partition, offset: (await this.api.listOffsets(topic, partition, timestamp)).offset })));
+  }
+
   async listGroups(): Promise<string[]> {
     const { groups } = await this.api.listGroups();
     return groups.map((g) => g.group);

@@ -62,6 +62,13 @@ export function applyConfigChanges(current: TopicConfig, changes: TopicConfigCha
   return resolveTopicConfig(next);
 }
 
+function sameConfig(a: TopicConfig, b: TopicConfig): boolean {
+  const x = a as unknown as Record<string, unknown>;
+  const y = b as unknown as Record<string, unknown>;
+  const keys = Object.keys(x);
+  return keys.length === Object.keys(y).length && keys.every((k) => x[k] === y[k]);
+}
+
 interface StoredTopic {
   readonly topic: TopicMetadata;
   /** The optimistic-concurrency token read with it (absent attribute: undefined). */
@@ -113,7 +120,8 @@ export async function alterTopicConfig(
     // A function derives the change from the config it applies to (Kafka's APPEND to a list), so a
     // retry after a lost race derives it again from the winner's config.
     const config = applyConfigChanges(topic.config, typeof changes === 'function' ? changes(topic.config) : changes);
-    if (options.validateOnly) return { ...topic, config };
+    // Nothing to change (Kafka answers such an alter with success): no write, no new version.
+    if (options.validateOnly || sameConfig(config, topic.config)) return { ...topic, config };
     const seen = configVersion ?? 0;
     try {
       const out = await ctx.ddb.send(

@@ -26,6 +26,19 @@ describe('Admin', () => {
     await expect(admin.createTopics({ topics: [{ topic: 'bad name' }] })).rejects.toMatchObject({ code: 'INVALID_TOPIC_EXCEPTION' });
   });
 
+  it('fetchTopicOffsetsByTimestamp: the first offset at or after the time, the high watermark past the newest record', async () => {
+    const sluice = new Sluice({ endpoint: harness.url });
+    const admin = sluice.admin();
+    const t = topicName('ts');
+    await admin.createTopics({ topics: [{ topic: t, numPartitions: 2 }] });
+    const t0 = Date.now() - 60_000;
+    await sluice.producer().send({ topic: t, messages: [0, 1, 2].map((i) => ({ value: `v${i}`, partition: 0, timestamp: String(t0 + i * 1000) })) });
+    expect(await admin.fetchTopicOffsetsByTimestamp(t, t0 + 500)).toEqual([{ partition: 0, offset: 1 }, { partition: 1, offset: 0 }]);
+    expect(await admin.fetchTopicOffsetsByTimestamp(t, t0 - 1)).toEqual([{ partition: 0, offset: 0 }, { partition: 1, offset: 0 }]);
+    expect(await admin.fetchTopicOffsetsByTimestamp(t, t0 + 10_000)).toEqual([{ partition: 0, offset: 3 }, { partition: 1, offset: 0 }]);
+    await admin.deleteTopics({ topics: [t] });
+  });
+
   it('offsets of an empty group: set, fetch (filtered by topic), reset, lag; a group that only committed has no owners', async () => {
     const sluice = new Sluice({ endpoint: harness.url });
     const admin = sluice.admin();

@@ -69,6 +69,9 @@ describe('alterTopicConfig', () => {
     const dry = await alterTopicConfig(ctx, 'orders', { set: { 'max.message.bytes': 1000 } }, { validateOnly: true });
     expect(dry.config['max.message.bytes']).toBe(1000);
     expect(await storedItem(ctx, 'orders')).toEqual(before);
+    // A change to the values the topic has already is answered without a write.
+    expect((await alterTopicConfig(ctx, 'orders', { set: { 'retention.ms': 3_600_000 }, delete: ['segment.bytes'] })).config).toEqual(altered.config);
+    expect(await storedItem(ctx, 'orders')).toEqual(before);
   });
 
   it('refuses a change with one bad key or value whole: the stored item is unchanged', async () => {
