@@ -5,7 +5,7 @@
 //   KAFKA_HOST                            interface to listen on                      @default 0.0.0.0
 //   KAFKA_PORT                            port to listen on                           @default 9092
 //   KAFKA_ADVERTISED_HOST                 host clients are told to connect to (the load balancer's DNS name); required
-//   KAFKA_ADVERTISED_PORT                 port clients are told to connect to         @default KAFKA_PORT
+//   KAFKA_ADVERTISED_PORT                 port clients are told to connect to         @default the listening port
 //   SLUICE_KAFKA_AUTH                     'iam' (SASL/OAUTHBEARER, IAM tokens) or 'none'  @default iam
 //   SLUICE_KAFKA_GATEWAY_ID               the id IAM tokens are bound to              @default KAFKA_ADVERTISED_HOST
 //   SLUICE_KAFKA_ALLOWED_PRINCIPALS       comma-separated account ids and ARNs        @default every principal
@@ -20,7 +20,8 @@ export interface GatewayEnvironment {
   readonly host: string;
   readonly port: number;
   readonly advertisedHost: string;
-  readonly advertisedPort: number;
+  /** Undefined: the port the gateway listens on. */
+  readonly advertisedPort?: number;
   readonly authentication: 'iam' | 'none';
   readonly gatewayId: string;
   readonly allowedPrincipals: readonly string[];
@@ -50,7 +51,7 @@ export function gatewayEnvironment(env: NodeJS.ProcessEnv = process.env): Gatewa
     host: env.KAFKA_HOST || '0.0.0.0',
     port,
     advertisedHost,
-    advertisedPort: integer('KAFKA_ADVERTISED_PORT', 1, 65535) ?? port,
+    advertisedPort: integer('KAFKA_ADVERTISED_PORT', 1, 65535),
     authentication,
     gatewayId: (env.SLUICE_KAFKA_GATEWAY_ID || advertisedHost).toLowerCase(),
     allowedPrincipals,

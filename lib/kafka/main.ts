@@ -33,7 +33,7 @@ async function main(): Promise<void> {
   logger.info('kafka gateway started', {
     port: gateway.port,
     advertisedHost: config.advertisedHost,
-    advertisedPort: config.advertisedPort,
+    advertisedPort: gateway.services.advertisedPort,
     authentication: config.authentication,
     gatewayId: config.gatewayId,
     allowedPrincipals: config.allowedPrincipals.length,

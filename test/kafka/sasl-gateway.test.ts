@@ -321,3 +321,31 @@ describe('the SASL exchange on the wire', () => {
     }
   });
 });
+
+describe('closing the gateway with a grace period', () => {
+  it('answers the authentication in flight, then closes its connection and refuses new ones', async () => {
+    const ctx = await createTestContext();
+    const gateway = await startTestGateway({
+      ctx,
+      saslMechanisms: [new IamOAuthBearerAuthenticator({ gatewayId: GATEWAY_ID, stsEndpoint: sts.endpoint })],
+    });
+    const c = new RawConnection(gateway.gateway.port);
+    sts.delayMs = 300;
+    try {
+      const handshake = await c.send(ApiKey.SaslHandshake, 1, { mechanism: 'OAUTHBEARER' });
+      expect(handshake).toMatchObject({ errorCode: 0 });
+      const answer = c.send<{ errorCode: number }>(ApiKey.SaslAuthenticate, 1, { authBytes: initialResponse((await sign(WRITER)()).value) });
+      while (sts.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+      const closed = gateway.gateway.close({ gracePeriodMs: 5000 });
+      expect(await answer).toMatchObject({ errorCode: 0 });
+      expect(await c.isClosedSoon()).toBe(true);
+      await closed;
+      const late = connect(gateway.gateway.port, '127.0.0.1');
+      await expect(new Promise((resolve, reject) => late.once('connect', resolve).once('error', reject))).rejects.toThrow(/ECONNREFUSED/);
+    } finally {
+      sts.delayMs = 0;
+      c.destroy();
+      await gateway.close();
+    }
+  });
+});

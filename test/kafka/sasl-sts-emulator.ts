@@ -27,6 +27,8 @@ export interface StsEmulator {
   /** e.g. http://127.0.0.1:40123 */
   readonly endpoint: string;
   readonly requests: ReceivedStsRequest[];
+  /** How long each answer waits (a slow STS): lets a test hold an authentication in flight. */
+  delayMs: number;
   close(): Promise<void>;
 }
 
@@ -99,7 +101,10 @@ export async function startStsEmulator(principals: readonly EmulatedPrincipal[],
   const server: Server = createServer((req, res) => {
     requests.push({ url: req.url ?? '', headers: req.headers });
     const url = new URL(req.url ?? '/', `http://${req.headers.host}`);
-    const reply = req.method === 'GET' ? answer(url, req.headers, principals, now()) : Promise.resolve({ status: 405, body: errorXml('InvalidAction', 'GET only') });
+    const delay = new Promise((resolve) => setTimeout(resolve, emulator.delayMs));
+    const reply = delay.then(() =>
+      req.method === 'GET' ? answer(url, req.headers, principals, now()) : { status: 405, body: errorXml('InvalidAction', 'GET only') },
+    );
     reply.then(
       ({ status, body }) => res.writeHead(status, { 'content-type': 'text/xml' }).end(body),
       (e) => res.writeHead(500, { 'content-type': 'text/xml' }).end(errorXml('InternalFailure', String(e))),
@@ -107,9 +112,11 @@ export async function startStsEmulator(principals: readonly EmulatedPrincipal[],
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  return {
+  const emulator: StsEmulator = {
     endpoint: `http://127.0.0.1:${port}`,
     requests,
+    delayMs: 0,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+  return emulator;
 }
