@@ -280,8 +280,10 @@ export class SluiceKafkaGateway extends Construct {
         SLUICE_KAFKA_LINGER_MS: String(lingerMs),
         SLUICE_KAFKA_CONNECTIONS_MAX_IDLE_MS: String(CONNECTIONS_MAX_IDLE_MS),
         AWS_REGION: stack.region,
-        // Connection and authentication logs are INFO; outside Lambda the logger defaults to WARN.
+        // Connection and authentication logs are INFO; outside Lambda the logger defaults to WARN
+        // and metrics are off. The EMF lines reach CloudWatch metrics through the awslogs driver.
         POWERTOOLS_LOG_LEVEL: 'INFO',
+        POWERTOOLS_METRICS_DISABLED: 'false',
       },
     });
 

@@ -31,10 +31,12 @@ export class SluiceMonitoring extends Construct {
   readonly dashboard: cloudwatch.Dashboard;
   readonly alarms: cloudwatch.Alarm[] = [];
   private readonly alarmTopic?: sns.ITopic;
+  private readonly serviceName: string;
 
   constructor(scope: Construct, id: string, props: SluiceMonitoringProps) {
     super(scope, id);
     this.alarmTopic = props.alarmTopic;
+    this.serviceName = props.serviceName;
     const fns = Object.entries(props.functions) as [SluiceFunctionName, lambda.IFunction][];
 
     for (const [name, fn] of fns) {
@@ -90,8 +92,32 @@ export class SluiceMonitoring extends Construct {
     );
   }
 
-  /** A dashboard row for the Kafka gateway (tasks, connections, health) and an alarm on unhealthy tasks. */
+  /**
+   * Dashboard rows for the Kafka gateway: its own metrics (requests, errors and latency per API,
+   * open connections; lib/kafka/gateway-metrics.ts), the tasks, connections through the load
+   * balancer and health; and an alarm on unhealthy tasks.
+   */
   addKafkaGateway(gateway: SluiceKafkaGateway): void {
+    const perApi = (metricName: string, statistic: string, label: string) =>
+      new cloudwatch.MathExpression({
+        expression: `SEARCH('{${METRIC_NAMESPACE},api,service} MetricName="${metricName}" service="${this.serviceName}"', '${statistic}', ${PERIOD.toSeconds()})`,
+        label,
+        period: PERIOD,
+      });
+    this.dashboard.addWidgets(
+      graph('Kafka requests by API', [perApi(SluiceMetric.KafkaRequests, 'Sum', 'requests')]),
+      graph('Kafka request errors by API', [perApi(SluiceMetric.KafkaRequestErrors, 'Sum', 'errors')]),
+      graph('Kafka request latency by API (ms)', [perApi(SluiceMetric.KafkaRequestLatency, 'Average', 'latency')]),
+      graph('Kafka connections (all tasks)', [
+        new cloudwatch.Metric({
+          namespace: METRIC_NAMESPACE,
+          metricName: SluiceMetric.KafkaConnections,
+          dimensionsMap: { service: this.serviceName },
+          statistic: 'Sum',
+          period: Duration.minutes(1),
+        }),
+      ]),
+    );
     const unhealthy = gateway.targetGroup.metrics.unHealthyHostCount({ period: PERIOD, statistic: 'Maximum' });
     this.alarm('kafka-gateway-unhealthy', unhealthy, 'Sluice Kafka gateway has unhealthy tasks');
     this.dashboard.addWidgets(

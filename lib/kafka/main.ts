@@ -41,6 +41,11 @@ async function main(): Promise<void> {
     bucket: ctx.bucket,
   });
 
+  // What the log and metadata layers record (records and bytes in, append latency…) is flushed by
+  // the Lambda invocation wrapper there; here, once a minute and at the end.
+  const flusher = setInterval(() => ctx.metrics.flush(), 60_000);
+  flusher.unref();
+
   let stopping = false;
   const stop = async (signal: string): Promise<void> => {
     if (stopping) return;
@@ -48,6 +53,8 @@ async function main(): Promise<void> {
     logger.info('kafka gateway stopping', { signal, gracePeriodMs: config.shutdownGraceMs });
     try {
       await gateway.close({ gracePeriodMs: config.shutdownGraceMs });
+      clearInterval(flusher);
+      ctx.metrics.flush();
       logger.info('kafka gateway stopped', { signal });
       process.exit(0);
     } catch (e) {

@@ -125,6 +125,8 @@ describe('SluiceLog with kafkaGateway', () => {
       SLUICE_KAFKA_ALLOWED_PRINCIPALS: '',
       SLUICE_KAFKA_LINGER_MS: '25',
       SLUICE_PREFIX: 'log',
+      POWERTOOLS_LOG_LEVEL: 'INFO',
+      POWERTOOLS_METRICS_DISABLED: 'false',
     });
     expect(env.SLUICE_BUCKET).toEqual({ Ref: expect.stringMatching(/^LogSegments/) });
     expect(env.SLUICE_TABLE).toEqual({ Ref: expect.stringMatching(/^LogMetadata/) });
@@ -146,7 +148,9 @@ describe('SluiceLog with kafkaGateway', () => {
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm') as Resources);
     expect(alarms.some((a) => a.Properties.MetricName === 'UnHealthyHostCount' && a.Properties.Namespace === 'AWS/NetworkELB')).toBe(true);
     const dashboard = Object.values(template.findResources('AWS::CloudWatch::Dashboard') as Resources)[0];
-    expect(JSON.stringify(dashboard.Properties.DashboardBody)).toContain('Kafka connections');
+    const body = JSON.stringify(dashboard.Properties.DashboardBody);
+    expect(body).toContain('Kafka connections (active / new)');
+    for (const text of ['Kafka requests by API', 'SEARCH(', 'KafkaRequests', 'KafkaRequestErrors', 'KafkaRequestLatency', 'KafkaConnections']) expect(body).toContain(text);
   });
 
   it('passes cdk-nag (AwsSolutions) without unsuppressed errors', () => {
