@@ -45,8 +45,18 @@ function compactField(field: FieldSchema, version: number, flexible: boolean): b
 // ---------------------------------------------------------------------------------------------
 // Defaults
 
-/** The field's default, as Kafka's generated code gives it. */
+/** Immutable defaults (numbers, strings, booleans, null) by field: computed once. */
+const SCALAR_DEFAULTS = new WeakMap<FieldSchema, unknown>();
+
+/** The field's default, as Kafka's generated code gives it (a fresh object for arrays, structs and bytes). */
 export function defaultValue(field: FieldSchema): unknown {
+  if (SCALAR_DEFAULTS.has(field)) return SCALAR_DEFAULTS.get(field);
+  const value = computeDefault(field);
+  if (value === null || typeof value !== 'object') SCALAR_DEFAULTS.set(field, value);
+  return value;
+}
+
+function computeDefault(field: FieldSchema): unknown {
   const d = field.default;
   const nullDefault = d === 'null' && field.nullableVersions !== undefined;
   const t = field.type;
