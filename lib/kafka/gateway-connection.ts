@@ -47,6 +47,8 @@ export class GatewayConnection implements KafkaConnection {
     this.frames = new FrameReader(settings.socketRequestMaxBytes);
     metrics.connectionOpened();
     socket.setNoDelay(true);
+    // TCP keepalive finds a vanished peer even while a request (a long poll) keeps the idle timer off.
+    socket.setKeepAlive(true, 60_000);
     socket.setTimeout(settings.connectionsMaxIdleMs);
     socket.on('data', (chunk: Buffer) => this.onData(chunk));
     socket.on('timeout', () => this.onIdle(settings.connectionsMaxIdleMs));
