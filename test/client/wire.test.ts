@@ -18,6 +18,8 @@ describe('SluiceApi', () => {
     await api.createTopic('t', 2, { 'retention.ms': '1' });
     await api.listTopics();
     await api.describeTopic('t');
+    await api.describeTopicConfigs('t');
+    await api.alterTopicConfig('t', { 'retention.ms': '1', 'segment.ms': null }, { validateOnly: true });
     await api.createPartitions('t', 3);
     await api.deleteTopic('t');
     await api.produce('t', { records: [{ value: 'v' }] });

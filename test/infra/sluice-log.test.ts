@@ -11,6 +11,8 @@ const API_MD_ROUTES: Record<string, string> = {
   'POST /v1/topics': 'admin',
   'GET /v1/topics': 'admin',
   'GET /v1/topics/{topic}': 'admin',
+  'PATCH /v1/topics/{topic}': 'admin',
+  'GET /v1/topics/{topic}/configs': 'admin',
   'DELETE /v1/topics/{topic}': 'admin',
   'POST /v1/topics/{topic}/partitions': 'admin',
   'POST /v1/topics/{topic}/records': 'produce',
