@@ -28,21 +28,25 @@ export function addSluiceNagSuppressions(log: Construct): void {
   );
 }
 
-/** Findings on the Kafka gateway (infra/sluice-kafka-gateway.ts) accepted by design. */
-export function addKafkaGatewayNagSuppressions(gateway: Construct): void {
+/** Findings on the Kafka gateway (infra/sluice-kafka-gateway.ts) accepted by design, each on the resource it concerns. */
+export function addKafkaGatewayNagSuppressions(parts: { loadBalancer: Construct; taskDefinition: Construct; executionRole: Construct }): void {
+  NagSuppressions.addResourceSuppressions(parts.loadBalancer, [
+    {
+      id: 'AwsSolutions-ELB2',
+      reason:
+        'Kafka connections are logged by the gateway itself (remote address, client id, authenticated IAM principal) in its log group; NLB access logs would add a second log bucket recording only TLS handshakes.',
+    },
+  ]);
+  NagSuppressions.addResourceSuppressions(parts.taskDefinition, [
+    {
+      id: 'AwsSolutions-ECS2',
+      reason:
+        'The environment holds configuration only (table and bucket names, data prefix, advertised host, port, linger, allowed principal ARNs); the gateway has no secrets: its AWS access comes from the task role.',
+    },
+  ]);
   NagSuppressions.addResourceSuppressions(
-    gateway,
+    parts.executionRole,
     [
-      {
-        id: 'AwsSolutions-ELB2',
-        reason:
-          'Kafka connections are logged by the gateway itself (remote address, client id, authenticated IAM principal) in its log group; NLB access logs would add a second log bucket recording only TLS handshakes.',
-      },
-      {
-        id: 'AwsSolutions-ECS2',
-        reason:
-          'The environment holds configuration only (table and bucket names, data prefix, advertised host, port, linger, allowed principal ARNs); the gateway has no secrets: its AWS access comes from the task role.',
-      },
       {
         id: 'AwsSolutions-IAM5',
         reason:

@@ -326,7 +326,7 @@ export class SluiceKafkaGateway extends Construct {
       scaleInCooldown: Duration.minutes(5),
       scaleOutCooldown: Duration.minutes(1),
     });
-    addKafkaGatewayNagSuppressions(this);
+    addKafkaGatewayNagSuppressions({ loadBalancer: this.loadBalancer, taskDefinition, executionRole: taskDefinition.obtainExecutionRole() });
   }
 
   /** Lets `peer` open connections to the listener (beyond `clientPeers`). */

@@ -152,6 +152,24 @@ describe('kafkajs with the IAM token provider', () => {
     expect(sts.requests.every((r) => r.headers['x-sluice-gateway-id'] === GATEWAY_ID)).toBe(true);
   });
 
+  it('re-authenticates before each short session ends and keeps working (KIP-368)', async () => {
+    const sasl = iamOAuthBearerProvider({ gatewayId: GATEWAY_ID, region: 'eu-west-1', stsEndpoint: sts.endpoint, credentials: credentialsOf(WRITER), tokenLifetimeSeconds: 2 });
+    const admin = kafka.client({ sasl, reauthenticationThreshold: 1000 }).admin();
+    await admin.connect();
+    try {
+      expect(await admin.listTopics()).toEqual(['orders']);
+      const authentications = sts.requests.length;
+      const opened = kafka.gateway.stats().connectionsOpened;
+      await new Promise((resolve) => setTimeout(resolve, 2200)); // the first token, and its session, are over
+      expect(await admin.listTopics()).toEqual(['orders']);
+      expect(sts.requests.length).toBeGreaterThan(authentications);
+      // Re-authenticated on the connection it had: the gateway closed nothing and saw no reconnect.
+      expect(kafka.gateway.stats().connectionsOpened).toBe(opened);
+    } finally {
+      await admin.disconnect();
+    }
+  });
+
   it('is refused with SASL_AUTHENTICATION_FAILED and the reason when the principal is not allowed', async () => {
     const sasl = iamOAuthBearerProvider({ gatewayId: GATEWAY_ID, region: 'eu-west-1', stsEndpoint: sts.endpoint, credentials: credentialsOf(OUTSIDER) });
     const admin = kafka.client({ sasl, retry: { retries: 0 } }).admin();
