@@ -8,11 +8,20 @@ import { createPartitionsApi } from './create-partitions.js';
 import { createTopicsApi } from './create-topics.js';
 import { deleteTopicsApi } from './delete-topics.js';
 import { describeConfigsApi } from './describe-configs.js';
+import { describeGroupsApi } from './describe-groups.js';
+import { findCoordinatorApi } from './find-coordinator.js';
+import { heartbeatApi } from './heartbeat.js';
 import { incrementalAlterConfigsApi } from './incremental-alter-configs.js';
+import { joinGroupApi } from './join-group.js';
+import { leaveGroupApi } from './leave-group.js';
+import { listGroupsApi } from './list-groups.js';
 import { listOffsetsApi } from './list-offsets.js';
 import { metadataApi } from './metadata.js';
 import { saslAuthenticateApi } from './sasl-authenticate.js';
 import { saslHandshakeApi } from './sasl-handshake.js';
+import { offsetCommitApi } from './offset-commit.js';
+import { offsetFetchApi } from './offset-fetch.js';
+import { syncGroupApi } from './sync-group.js';
 
 export const KAFKA_APIS: readonly AnyKafkaApi[] = [
   apiVersionsApi,
@@ -26,4 +35,13 @@ export const KAFKA_APIS: readonly AnyKafkaApi[] = [
   incrementalAlterConfigsApi,
   saslHandshakeApi,
   saslAuthenticateApi,
+  findCoordinatorApi,
+  joinGroupApi,
+  syncGroupApi,
+  heartbeatApi,
+  leaveGroupApi,
+  offsetCommitApi,
+  offsetFetchApi,
+  listGroupsApi,
+  describeGroupsApi,
 ];

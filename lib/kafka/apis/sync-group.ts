@@ -1,0 +1,32 @@
+// SyncGroup (key 14), versions 0-3 (both clients; 4+ are flexible), over
+// lib/groups/classic-sync.ts: the leader's request stores every member's assignment in the group
+// item; a follower's waits (polling the item, from any gateway process) until the leader's has.
+import { syncClassicGroup } from '../../groups/classic-sync.js';
+import type { KafkaApi } from '../api-handler.js';
+import { KafkaError } from '../protocol/error-codes.js';
+import { groupErrorCode } from './group-errors.js';
+import { ApiKey, type SyncGroupRequest, type SyncGroupResponse } from '../protocol/messages.js';
+
+const failed = (errorCode: number): SyncGroupResponse => ({ throttleTimeMs: 0, errorCode, assignment: Buffer.alloc(0) });
+
+export const syncGroupApi: KafkaApi<SyncGroupRequest, SyncGroupResponse> = {
+  apiKey: ApiKey.SyncGroup,
+  name: 'SyncGroup',
+  minVersion: 0,
+  maxVersion: 3,
+  async handle(request, call) {
+    try {
+      const assignment = await syncClassicGroup(call.gateway.ctx, {
+        group: request.groupId,
+        memberId: request.memberId,
+        generation: request.generationId,
+        groupInstanceId: call.apiVersion >= 3 ? request.groupInstanceId : null,
+        assignments: request.assignments,
+      });
+      return { throttleTimeMs: 0, errorCode: KafkaError.NONE, assignment };
+    } catch (e) {
+      return failed(groupErrorCode(e, `sync group '${request.groupId}'`));
+    }
+  },
+  errorResponse: (_request, errorCode) => failed(errorCode),
+};
