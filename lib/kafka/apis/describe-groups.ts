@@ -7,7 +7,7 @@ import { describeKafkaGroup } from '../../groups/classic-describe.js';
 import type { KafkaApi } from '../api-handler.js';
 import { KafkaError } from '../protocol/error-codes.js';
 import { ApiKey, type DescribeGroupsRequest, type DescribeGroupsResponse } from '../protocol/messages.js';
-import { groupErrorCode } from './group-errors.js';
+import { groupErrorCode, inGroupOrder } from './group-calls.js';
 
 const failed = (groupId: string, errorCode: number): DescribeGroupsResponse.DescribedGroup => ({
   errorCode,
@@ -23,33 +23,35 @@ export const describeGroupsApi: KafkaApi<DescribeGroupsRequest, DescribeGroupsRe
   name: 'DescribeGroups',
   minVersion: 0,
   maxVersion: 2,
-  async handle(request, call) {
-    const groups = await Promise.all(
-      request.groups.map(async (groupId): Promise<DescribeGroupsResponse.DescribedGroup> => {
-        if (groupId === '') return failed(groupId, KafkaError.INVALID_GROUP_ID);
-        try {
-          const d = await describeKafkaGroup(call.gateway.ctx, groupId);
-          return {
-            errorCode: KafkaError.NONE,
-            groupId,
-            groupState: d.state,
-            protocolType: d.protocolType,
-            protocolData: d.protocol,
-            members: d.members.map((m) => ({
-              memberId: m.memberId,
-              groupInstanceId: m.groupInstanceId,
-              clientId: m.clientId,
-              clientHost: m.clientHost,
-              memberMetadata: m.metadata,
-              memberAssignment: m.assignment,
-            })),
-          };
-        } catch (e) {
-          return failed(groupId, groupErrorCode(e, `describe group '${groupId}'`));
-        }
-      }),
-    );
-    return { throttleTimeMs: 0, groups };
+  handle(request, call) {
+    return inGroupOrder(call, async () => {
+      const groups = await Promise.all(
+        request.groups.map(async (groupId): Promise<DescribeGroupsResponse.DescribedGroup> => {
+          if (groupId === '') return failed(groupId, KafkaError.INVALID_GROUP_ID);
+          try {
+            const d = await describeKafkaGroup(call.gateway.ctx, groupId);
+            return {
+              errorCode: KafkaError.NONE,
+              groupId,
+              groupState: d.state,
+              protocolType: d.protocolType,
+              protocolData: d.protocol,
+              members: d.members.map((m) => ({
+                memberId: m.memberId,
+                groupInstanceId: m.groupInstanceId,
+                clientId: m.clientId,
+                clientHost: m.clientHost,
+                memberMetadata: m.metadata,
+                memberAssignment: m.assignment,
+              })),
+            };
+          } catch (e) {
+            return failed(groupId, groupErrorCode(e, `describe group '${groupId}'`));
+          }
+        }),
+      );
+      return { throttleTimeMs: 0, groups };
+    });
   },
   errorResponse: (request, errorCode) => ({ throttleTimeMs: 0, groups: request.groups.map((g) => failed(g, errorCode)) }),
 };

@@ -4,7 +4,7 @@
 import { classicHeartbeat } from '../../groups/classic-heartbeat.js';
 import type { KafkaApi } from '../api-handler.js';
 import { KafkaError } from '../protocol/error-codes.js';
-import { groupErrorCode } from './group-errors.js';
+import { groupErrorCode, inGroupOrder } from './group-calls.js';
 import { ApiKey, type HeartbeatRequest, type HeartbeatResponse } from '../protocol/messages.js';
 
 export const heartbeatApi: KafkaApi<HeartbeatRequest, HeartbeatResponse> = {
@@ -12,18 +12,20 @@ export const heartbeatApi: KafkaApi<HeartbeatRequest, HeartbeatResponse> = {
   name: 'Heartbeat',
   minVersion: 0,
   maxVersion: 3,
-  async handle(request, call) {
-    try {
-      await classicHeartbeat(call.gateway.ctx, {
-        group: request.groupId,
-        memberId: request.memberId,
-        generation: request.generationId,
-        groupInstanceId: call.apiVersion >= 3 ? request.groupInstanceId : null,
-      });
-      return { throttleTimeMs: 0, errorCode: KafkaError.NONE };
-    } catch (e) {
-      return { throttleTimeMs: 0, errorCode: groupErrorCode(e, `heartbeat to group '${request.groupId}'`) };
-    }
+  handle(request, call) {
+    return inGroupOrder(call, async () => {
+      try {
+        await classicHeartbeat(call.gateway.ctx, {
+          group: request.groupId,
+          memberId: request.memberId,
+          generation: request.generationId,
+          groupInstanceId: call.apiVersion >= 3 ? request.groupInstanceId : null,
+        });
+        return { throttleTimeMs: 0, errorCode: KafkaError.NONE };
+      } catch (e) {
+        return { throttleTimeMs: 0, errorCode: groupErrorCode(e, `heartbeat to group '${request.groupId}'`) };
+      }
+    });
   },
   errorResponse: (_request, errorCode) => ({ throttleTimeMs: 0, errorCode }),
 };

@@ -9,7 +9,7 @@ import { isSluiceError } from '../../errors.js';
 import { joinClassicGroup } from '../../groups/classic-join.js';
 import type { KafkaApi, KafkaCall } from '../api-handler.js';
 import { KafkaError } from '../protocol/error-codes.js';
-import { groupErrorCode } from './group-errors.js';
+import { groupErrorCode, inGroupOrder } from './group-calls.js';
 import { ApiKey, type JoinGroupRequest, type JoinGroupResponse } from '../protocol/messages.js';
 
 /** Kafka writes the client's address with a leading slash (InetAddress.toString). */
@@ -30,33 +30,35 @@ export const joinGroupApi: KafkaApi<JoinGroupRequest, JoinGroupResponse> = {
   name: 'JoinGroup',
   minVersion: 0,
   maxVersion: 5,
-  async handle(request, call) {
-    try {
-      const joined = await joinClassicGroup(call.gateway.ctx, {
-        group: request.groupId,
-        memberId: request.memberId,
-        groupInstanceId: call.apiVersion >= 5 ? request.groupInstanceId : null,
-        protocolType: request.protocolType,
-        protocols: request.protocols,
-        sessionTimeoutMs: request.sessionTimeoutMs,
-        rebalanceTimeoutMs: call.apiVersion >= 1 && request.rebalanceTimeoutMs > 0 ? request.rebalanceTimeoutMs : request.sessionTimeoutMs,
-        clientId: call.clientId ?? '',
-        clientHost: clientHost(call),
-        requireKnownMemberId: call.apiVersion >= 4,
-      });
-      return {
-        throttleTimeMs: 0,
-        errorCode: KafkaError.NONE,
-        generationId: joined.generation,
-        protocolName: joined.protocol,
-        leader: joined.leader,
-        memberId: joined.memberId,
-        members: joined.members.map((m) => ({ memberId: m.memberId, groupInstanceId: m.groupInstanceId ?? null, metadata: m.metadata })),
-      };
-    } catch (e) {
-      if (isSluiceError(e) && e.code === 'MEMBER_ID_REQUIRED') return failed(KafkaError.MEMBER_ID_REQUIRED, e.details.memberId as string);
-      return failed(groupErrorCode(e, `join group '${request.groupId}'`), request.memberId);
-    }
+  handle(request, call) {
+    return inGroupOrder(call, async () => {
+      try {
+        const joined = await joinClassicGroup(call.gateway.ctx, {
+          group: request.groupId,
+          memberId: request.memberId,
+          groupInstanceId: call.apiVersion >= 5 ? request.groupInstanceId : null,
+          protocolType: request.protocolType,
+          protocols: request.protocols,
+          sessionTimeoutMs: request.sessionTimeoutMs,
+          rebalanceTimeoutMs: call.apiVersion >= 1 && request.rebalanceTimeoutMs > 0 ? request.rebalanceTimeoutMs : request.sessionTimeoutMs,
+          clientId: call.clientId ?? '',
+          clientHost: clientHost(call),
+          requireKnownMemberId: call.apiVersion >= 4,
+        });
+        return {
+          throttleTimeMs: 0,
+          errorCode: KafkaError.NONE,
+          generationId: joined.generation,
+          protocolName: joined.protocol,
+          leader: joined.leader,
+          memberId: joined.memberId,
+          members: joined.members.map((m) => ({ memberId: m.memberId, groupInstanceId: m.groupInstanceId ?? null, metadata: m.metadata })),
+        };
+      } catch (e) {
+        if (isSluiceError(e) && e.code === 'MEMBER_ID_REQUIRED') return failed(KafkaError.MEMBER_ID_REQUIRED, e.details.memberId as string);
+        return failed(groupErrorCode(e, `join group '${request.groupId}'`), request.memberId);
+      }
+    });
   },
   errorResponse: (request, errorCode) => failed(errorCode, request.memberId),
 };

@@ -4,7 +4,7 @@
 import { leaveClassicGroup } from '../../groups/classic-leave.js';
 import type { KafkaApi } from '../api-handler.js';
 import { KafkaError, kafkaCodeOf } from '../protocol/error-codes.js';
-import { groupErrorCode } from './group-errors.js';
+import { groupErrorCode, inGroupOrder } from './group-calls.js';
 import { ApiKey, type LeaveGroupRequest, type LeaveGroupResponse } from '../protocol/messages.js';
 
 export const leaveGroupApi: KafkaApi<LeaveGroupRequest, LeaveGroupResponse> = {
@@ -12,24 +12,26 @@ export const leaveGroupApi: KafkaApi<LeaveGroupRequest, LeaveGroupResponse> = {
   name: 'LeaveGroup',
   minVersion: 0,
   maxVersion: 3,
-  async handle(request, call) {
-    const batch = call.apiVersion >= 3;
-    const leaving = batch
-      ? request.members.map((m) => ({ memberId: m.memberId, groupInstanceId: m.groupInstanceId }))
-      : [{ memberId: request.memberId, groupInstanceId: null }];
-    if (request.groupId === '') return { throttleTimeMs: 0, errorCode: KafkaError.INVALID_GROUP_ID, members: [] };
-    try {
-      const results = await leaveClassicGroup(call.gateway.ctx, request.groupId, leaving);
-      const code = (error: (typeof results)[number]['error']) => (error === undefined ? KafkaError.NONE : kafkaCodeOf(error));
-      if (!batch) return { throttleTimeMs: 0, errorCode: code(results[0].error) };
-      return {
-        throttleTimeMs: 0,
-        errorCode: KafkaError.NONE,
-        members: results.map((r) => ({ memberId: r.memberId, groupInstanceId: r.groupInstanceId, errorCode: code(r.error) })),
-      };
-    } catch (e) {
-      return { throttleTimeMs: 0, errorCode: groupErrorCode(e, `leave group '${request.groupId}'`), members: [] };
-    }
+  handle(request, call) {
+    return inGroupOrder(call, async () => {
+      const batch = call.apiVersion >= 3;
+      const leaving = batch
+        ? request.members.map((m) => ({ memberId: m.memberId, groupInstanceId: m.groupInstanceId }))
+        : [{ memberId: request.memberId, groupInstanceId: null }];
+      if (request.groupId === '') return { throttleTimeMs: 0, errorCode: KafkaError.INVALID_GROUP_ID, members: [] };
+      try {
+        const results = await leaveClassicGroup(call.gateway.ctx, request.groupId, leaving);
+        const code = (error: (typeof results)[number]['error']) => (error === undefined ? KafkaError.NONE : kafkaCodeOf(error));
+        if (!batch) return { throttleTimeMs: 0, errorCode: code(results[0].error) };
+        return {
+          throttleTimeMs: 0,
+          errorCode: KafkaError.NONE,
+          members: results.map((r) => ({ memberId: r.memberId, groupInstanceId: r.groupInstanceId, errorCode: code(r.error) })),
+        };
+      } catch (e) {
+        return { throttleTimeMs: 0, errorCode: groupErrorCode(e, `leave group '${request.groupId}'`), members: [] };
+      }
+    });
   },
   errorResponse: (_request, errorCode) => ({ throttleTimeMs: 0, errorCode, members: [] }),
 };

@@ -5,20 +5,22 @@ import { listKafkaGroups } from '../../groups/classic-describe.js';
 import type { KafkaApi } from '../api-handler.js';
 import { KafkaError } from '../protocol/error-codes.js';
 import { ApiKey, type ListGroupsRequest, type ListGroupsResponse } from '../protocol/messages.js';
-import { groupErrorCode } from './group-errors.js';
+import { groupErrorCode, inGroupOrder } from './group-calls.js';
 
 export const listGroupsApi: KafkaApi<ListGroupsRequest, ListGroupsResponse> = {
   apiKey: ApiKey.ListGroups,
   name: 'ListGroups',
   minVersion: 0,
   maxVersion: 2,
-  async handle(_request, call) {
-    try {
-      const groups = await listKafkaGroups(call.gateway.ctx);
-      return { throttleTimeMs: 0, errorCode: KafkaError.NONE, groups: groups.map((g) => ({ groupId: g.group, protocolType: g.protocolType, groupState: g.state })) };
-    } catch (e) {
-      return { throttleTimeMs: 0, errorCode: groupErrorCode(e, 'list groups'), groups: [] };
-    }
+  handle(_request, call) {
+    return inGroupOrder(call, async () => {
+      try {
+        const groups = await listKafkaGroups(call.gateway.ctx);
+        return { throttleTimeMs: 0, errorCode: KafkaError.NONE, groups: groups.map((g) => ({ groupId: g.group, protocolType: g.protocolType, groupState: g.state })) };
+      } catch (e) {
+        return { throttleTimeMs: 0, errorCode: groupErrorCode(e, 'list groups'), groups: [] };
+      }
+    });
   },
   errorResponse: (_request, errorCode) => ({ throttleTimeMs: 0, errorCode, groups: [] }),
 };

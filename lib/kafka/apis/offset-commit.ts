@@ -9,7 +9,7 @@ import { commitKafkaOffsets } from '../../groups/classic-offsets.js';
 import type { KafkaApi } from '../api-handler.js';
 import { KafkaError, kafkaCodeOf } from '../protocol/error-codes.js';
 import { ApiKey, type OffsetCommitRequest, type OffsetCommitResponse } from '../protocol/messages.js';
-import { groupErrorCode } from './group-errors.js';
+import { groupErrorCode, inGroupOrder } from './group-calls.js';
 
 const everywhere = (request: OffsetCommitRequest, errorCode: number): OffsetCommitResponse => ({
   throttleTimeMs: 0,
@@ -21,38 +21,40 @@ export const offsetCommitApi: KafkaApi<OffsetCommitRequest, OffsetCommitResponse
   name: 'OffsetCommit',
   minVersion: 0,
   maxVersion: 7,
-  async handle(request, call) {
-    const offsets = request.topics.flatMap((t) =>
-      t.partitions.map((p) => ({
-        topic: t.name,
-        partition: p.partitionIndex,
-        // Beyond 2^53 an offset cannot be one Sluice wrote: refused per partition as negative ones are.
-        offset: p.committedOffset > BigInt(Number.MAX_SAFE_INTEGER) ? -1 : Number(p.committedOffset),
-        metadata: p.committedMetadata,
-      })),
-    );
-    try {
-      const results = await commitKafkaOffsets(call.gateway.ctx, {
-        group: request.groupId,
-        generation: call.apiVersion >= 1 ? request.generationIdOrMemberEpoch : -1,
-        memberId: call.apiVersion >= 1 ? request.memberId : '',
-        groupInstanceId: call.apiVersion >= 7 ? request.groupInstanceId : null,
-        offsets,
-      });
-      let i = 0;
-      return {
-        throttleTimeMs: 0,
-        topics: request.topics.map((t) => ({
-          name: t.name,
-          partitions: t.partitions.map((p) => {
-            const r = results[i++];
-            return { partitionIndex: p.partitionIndex, errorCode: r.error === undefined ? KafkaError.NONE : kafkaCodeOf(r.error) };
-          }),
+  handle(request, call) {
+    return inGroupOrder(call, async () => {
+      const offsets = request.topics.flatMap((t) =>
+        t.partitions.map((p) => ({
+          topic: t.name,
+          partition: p.partitionIndex,
+          // Beyond 2^53 an offset cannot be one Sluice wrote: refused per partition as negative ones are.
+          offset: p.committedOffset > BigInt(Number.MAX_SAFE_INTEGER) ? -1 : Number(p.committedOffset),
+          metadata: p.committedMetadata,
         })),
-      };
-    } catch (e) {
-      return everywhere(request, groupErrorCode(e, `commit offsets of group '${request.groupId}'`));
-    }
+      );
+      try {
+        const results = await commitKafkaOffsets(call.gateway.ctx, {
+          group: request.groupId,
+          generation: call.apiVersion >= 1 ? request.generationIdOrMemberEpoch : -1,
+          memberId: call.apiVersion >= 1 ? request.memberId : '',
+          groupInstanceId: call.apiVersion >= 7 ? request.groupInstanceId : null,
+          offsets,
+        });
+        let i = 0;
+        return {
+          throttleTimeMs: 0,
+          topics: request.topics.map((t) => ({
+            name: t.name,
+            partitions: t.partitions.map((p) => {
+              const r = results[i++];
+              return { partitionIndex: p.partitionIndex, errorCode: r.error === undefined ? KafkaError.NONE : kafkaCodeOf(r.error) };
+            }),
+          })),
+        };
+      } catch (e) {
+        return everywhere(request, groupErrorCode(e, `commit offsets of group '${request.groupId}'`));
+      }
+    });
   },
   errorResponse: everywhere,
 };

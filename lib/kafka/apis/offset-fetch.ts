@@ -8,7 +8,7 @@ import { fetchKafkaOffsets } from '../../groups/classic-offsets.js';
 import type { KafkaApi } from '../api-handler.js';
 import { KafkaError } from '../protocol/error-codes.js';
 import { ApiKey, type OffsetFetchRequest, type OffsetFetchResponse } from '../protocol/messages.js';
-import { groupErrorCode } from './group-errors.js';
+import { groupErrorCode, inGroupOrder } from './group-calls.js';
 
 const NO_EPOCH = -1;
 
@@ -26,19 +26,21 @@ export const offsetFetchApi: KafkaApi<OffsetFetchRequest, OffsetFetchResponse> =
   name: 'OffsetFetch',
   minVersion: 0,
   maxVersion: 5,
-  async handle(request, call) {
-    try {
-      const wanted = request.topics === null ? null : request.topics.map((t) => ({ topic: t.name, partitions: t.partitionIndexes }));
-      const offsets = await fetchKafkaOffsets(call.gateway.ctx, request.groupId, wanted);
-      const topics = new Map<string, NonNullable<OffsetFetchResponse.OffsetFetchResponseTopic['partitions']>>();
-      for (const o of offsets) {
-        if (!topics.has(o.topic)) topics.set(o.topic, []);
-        topics.get(o.topic)!.push({ partitionIndex: o.partition, committedOffset: BigInt(o.offset), committedLeaderEpoch: NO_EPOCH, metadata: o.metadata, errorCode: KafkaError.NONE });
+  handle(request, call) {
+    return inGroupOrder(call, async () => {
+      try {
+        const wanted = request.topics === null ? null : request.topics.map((t) => ({ topic: t.name, partitions: t.partitionIndexes }));
+        const offsets = await fetchKafkaOffsets(call.gateway.ctx, request.groupId, wanted);
+        const topics = new Map<string, NonNullable<OffsetFetchResponse.OffsetFetchResponseTopic['partitions']>>();
+        for (const o of offsets) {
+          if (!topics.has(o.topic)) topics.set(o.topic, []);
+          topics.get(o.topic)!.push({ partitionIndex: o.partition, committedOffset: BigInt(o.offset), committedLeaderEpoch: NO_EPOCH, metadata: o.metadata, errorCode: KafkaError.NONE });
+        }
+        return { throttleTimeMs: 0, errorCode: KafkaError.NONE, topics: [...topics].map(([name, partitions]) => ({ name, partitions })) };
+      } catch (e) {
+        return everywhere(request, groupErrorCode(e, `fetch offsets of group '${request.groupId}'`));
       }
-      return { throttleTimeMs: 0, errorCode: KafkaError.NONE, topics: [...topics].map(([name, partitions]) => ({ name, partitions })) };
-    } catch (e) {
-      return everywhere(request, groupErrorCode(e, `fetch offsets of group '${request.groupId}'`));
-    }
+    });
   },
   errorResponse: everywhere,
 };

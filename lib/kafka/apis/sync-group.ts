@@ -4,7 +4,7 @@
 import { syncClassicGroup } from '../../groups/classic-sync.js';
 import type { KafkaApi } from '../api-handler.js';
 import { KafkaError } from '../protocol/error-codes.js';
-import { groupErrorCode } from './group-errors.js';
+import { groupErrorCode, inGroupOrder } from './group-calls.js';
 import { ApiKey, type SyncGroupRequest, type SyncGroupResponse } from '../protocol/messages.js';
 
 const failed = (errorCode: number): SyncGroupResponse => ({ throttleTimeMs: 0, errorCode, assignment: Buffer.alloc(0) });
@@ -14,19 +14,21 @@ export const syncGroupApi: KafkaApi<SyncGroupRequest, SyncGroupResponse> = {
   name: 'SyncGroup',
   minVersion: 0,
   maxVersion: 3,
-  async handle(request, call) {
-    try {
-      const assignment = await syncClassicGroup(call.gateway.ctx, {
-        group: request.groupId,
-        memberId: request.memberId,
-        generation: request.generationId,
-        groupInstanceId: call.apiVersion >= 3 ? request.groupInstanceId : null,
-        assignments: request.assignments,
-      });
-      return { throttleTimeMs: 0, errorCode: KafkaError.NONE, assignment };
-    } catch (e) {
-      return failed(groupErrorCode(e, `sync group '${request.groupId}'`));
-    }
+  handle(request, call) {
+    return inGroupOrder(call, async () => {
+      try {
+        const assignment = await syncClassicGroup(call.gateway.ctx, {
+          group: request.groupId,
+          memberId: request.memberId,
+          generation: request.generationId,
+          groupInstanceId: call.apiVersion >= 3 ? request.groupInstanceId : null,
+          assignments: request.assignments,
+        });
+        return { throttleTimeMs: 0, errorCode: KafkaError.NONE, assignment };
+      } catch (e) {
+        return failed(groupErrorCode(e, `sync group '${request.groupId}'`));
+      }
+    });
   },
   errorResponse: (_request, errorCode) => failed(errorCode),
 };
