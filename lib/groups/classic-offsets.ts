@@ -16,6 +16,7 @@ import { checkMember } from './classic-state.js';
 import { putCommittedOffset } from './group-store.js';
 import { claimInactiveGroup, fetchCommittedOffsets, inBatches, MAX_OFFSET_METADATA_LENGTH } from './offsets.js';
 import { loadGroup } from './session-expiry.js';
+import { validateTopicName } from '../metadata/topics.js';
 import { topicPartitionCount } from './topic-partitions.js';
 
 export interface KafkaOffsetCommit {
@@ -66,7 +67,16 @@ async function commitGeneration(ctx: SluiceContext, req: KafkaCommitRequest): Pr
 export async function commitKafkaOffsets(ctx: SluiceContext, req: KafkaCommitRequest): Promise<PartitionError[]> {
   if (req.group === '') throw new SluiceError('INVALID_GROUP_ID', 'the group id must not be empty');
   const counts = new Map<string, number>();
-  await Promise.all([...new Set(req.offsets.map((o) => o.topic))].map(async (t) => counts.set(t, await topicPartitionCount(ctx, t))));
+  // A name no topic can have is a topic that does not exist (never a storage lookup).
+  const validName = (t: string) => {
+    try {
+      validateTopicName(t);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  await Promise.all([...new Set(req.offsets.map((o) => o.topic))].map(async (t) => counts.set(t, validName(t) ? await topicPartitionCount(ctx, t) : 0)));
   const problem = (o: KafkaOffsetCommit): ErrorCode | undefined => {
     if (o.partition < 0 || o.partition >= counts.get(o.topic)!) return 'UNKNOWN_TOPIC_OR_PARTITION';
     if ((o.metadata?.length ?? 0) > MAX_OFFSET_METADATA_LENGTH) return 'OFFSET_METADATA_TOO_LARGE';
