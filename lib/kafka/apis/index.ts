@@ -17,10 +17,10 @@ import { leaveGroupApi } from './leave-group.js';
 import { listGroupsApi } from './list-groups.js';
 import { listOffsetsApi } from './list-offsets.js';
 import { metadataApi } from './metadata.js';
-import { saslAuthenticateApi } from './sasl-authenticate.js';
-import { saslHandshakeApi } from './sasl-handshake.js';
 import { offsetCommitApi } from './offset-commit.js';
 import { offsetFetchApi } from './offset-fetch.js';
+import { saslAuthenticateApi } from './sasl-authenticate.js';
+import { saslHandshakeApi } from './sasl-handshake.js';
 import { syncGroupApi } from './sync-group.js';
 
 export const KAFKA_APIS: readonly AnyKafkaApi[] = [
