@@ -47,7 +47,7 @@ const request = (group: string, over: Partial<ClassicJoinRequest> = {}): Classic
 /** JoinGroup as a v4+ client does it: MEMBER_ID_REQUIRED, then again with the id. */
 async function kafkaJoin(p: SluiceContext, group: string, memberId = ''): Promise<ClassicJoinResponse> {
   try {
-    return await joinClassicGroup(p, request(group, { memberId }), { initialRebalanceDelayMs: 500 });
+    return await joinClassicGroup(p, request(group, { memberId }), { initialRebalanceDelayMs: 2000 });
   } catch (e) {
     if (e instanceof SluiceError && e.code === 'MEMBER_ID_REQUIRED') return kafkaJoin(p, group, e.details.memberId as string);
     throw e;
