@@ -20,7 +20,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import { buildSync } from 'esbuild';
-import { Duration, type RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Duration, Lazy, type RemovalPolicy, Stack, Token } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as ecrAssets from 'aws-cdk-lib/aws-ecr-assets';
 import * as ecs from 'aws-cdk-lib/aws-ecs';
@@ -77,8 +77,8 @@ export interface KafkaGatewayProps {
   readonly authentication?: 'iam' | 'none';
   /**
    * IAM principals admitted, with 'iam': 12-digit account ids, role ARNs (any of their sessions),
-   * or exact user / session ARNs.
-   * @default - every principal STS vouches for, in any account: set this
+   * or exact user / session ARNs. `allowConnect()` adds more.
+   * @default - the principals of the account the stack is deployed in
    */
   readonly allowedPrincipals?: readonly string[];
   /**
@@ -209,6 +209,8 @@ export class SluiceKafkaGateway extends Construct {
   /** The host name clients bootstrap from (and sign their IAM tokens for). */
   readonly advertisedHost: string;
   readonly port: number;
+  private readonly allowedPrincipals: string[];
+  private readonly authentication: 'iam' | 'none';
 
   constructor(scope: Construct, id: string, props: SluiceKafkaGatewayProps) {
     super(scope, id);
@@ -220,6 +222,8 @@ export class SluiceKafkaGateway extends Construct {
     const lingerMs = props.linger?.toMilliseconds() ?? KAFKA_GATEWAY_DEFAULTS.lingerMs;
     validate(this, { port, minCapacity, maxCapacity, desiredCount, authentication, allowedPrincipals: props.allowedPrincipals ?? [] });
     this.port = port;
+    this.authentication = authentication;
+    this.allowedPrincipals = authentication === 'iam' ? [...(props.allowedPrincipals ?? [Stack.of(this).account])] : [];
 
     this.vpc = props.vpc ?? this.createVpc();
     this.cluster = new ecs.Cluster(this, 'Cluster', { vpc: this.vpc, containerInsightsV2: ecs.ContainerInsights.ENABLED });
@@ -276,7 +280,7 @@ export class SluiceKafkaGateway extends Construct {
         KAFKA_ADVERTISED_HOST: this.advertisedHost,
         KAFKA_ADVERTISED_PORT: String(port),
         SLUICE_KAFKA_AUTH: authentication,
-        SLUICE_KAFKA_ALLOWED_PRINCIPALS: (props.allowedPrincipals ?? []).join(','),
+        SLUICE_KAFKA_ALLOWED_PRINCIPALS: Lazy.string({ produce: () => this.allowedPrincipals.join(',') }),
         SLUICE_KAFKA_LINGER_MS: String(lingerMs),
         SLUICE_KAFKA_CONNECTIONS_MAX_IDLE_MS: String(CONNECTIONS_MAX_IDLE_MS),
         AWS_REGION: stack.region,
@@ -327,6 +331,18 @@ export class SluiceKafkaGateway extends Construct {
       scaleOutCooldown: Duration.minutes(1),
     });
     addKafkaGatewayNagSuppressions({ loadBalancer: this.loadBalancer, taskDefinition, executionRole: taskDefinition.obtainExecutionRole() });
+  }
+
+  /**
+   * Admits `principal` (a role: any of its sessions; a user; or an account id) to the gateway's
+   * IAM authentication, beside `allowedPrincipals`. It needs no IAM permission of its own: a token
+   * is a GetCallerIdentity request, which every principal may make.
+   */
+  allowConnect(principal: iam.IRole | iam.IUser | string): void {
+    if (this.authentication !== 'iam') throw new Error(`SluiceLog kafkaGateway ${this.node.path}: allowConnect needs authentication 'iam'`);
+    const entry = typeof principal === 'string' ? principal : 'roleArn' in principal ? principal.roleArn : principal.userArn;
+    if (!isPrincipalEntry(entry)) throw new Error(`SluiceLog kafkaGateway ${this.node.path}: allowConnect: '${entry}' is neither a 12-digit account id nor an IAM or STS ARN`);
+    this.allowedPrincipals.push(entry);
   }
 
   /** Lets `peer` open connections to the listener (beyond `clientPeers`). */
@@ -386,8 +402,11 @@ function validate(
   if (p.authentication !== 'iam' && p.authentication !== 'none') fail(`authentication must be 'iam' or 'none', got '${p.authentication}'`);
   if (p.authentication === 'none' && p.allowedPrincipals.length > 0) fail("allowedPrincipals needs authentication 'iam'");
   for (const entry of p.allowedPrincipals) {
-    if (!/^\d{12}$/.test(entry) && !/^arn:aws[a-z-]*:(iam|sts)::\d{12}:[\x21-\x7E]+$/.test(entry)) {
-      fail(`allowedPrincipals: '${entry}' is neither a 12-digit account id nor an IAM or STS ARN`);
-    }
+    if (!isPrincipalEntry(entry)) fail(`allowedPrincipals: '${entry}' is neither a 12-digit account id nor an IAM or STS ARN`);
   }
+}
+
+/** An account id or an IAM/STS ARN (lib/kafka/auth/principal-allow-list.ts reads the same forms); tokens resolve at deployment. */
+function isPrincipalEntry(entry: string): boolean {
+  return Token.isUnresolved(entry) || /^\d{12}$/.test(entry) || /^arn:aws[a-z-]*:(iam|sts)::\d{12}:[\x21-\x7E]+$/.test(entry);
 }

@@ -9,7 +9,8 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as elbv2 from 'aws-cdk-lib/aws-elasticloadbalancingv2';
 import { SluiceLog } from '../../infra/sluice-log.js';
 import { SluiceStack } from '../../infra/sluice-stack.js';
-import type { KafkaGatewayProps } from '../../infra/sluice-kafka-gateway.js';
+import type { KafkaGatewayProps, SluiceKafkaGateway } from '../../infra/sluice-kafka-gateway.js';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import { roleActions, synthesize } from './synth.js';
 
 const CERTIFICATE_ARN = 'arn:aws:acm:eu-west-1:111122223333:certificate/0a1b2c3d-0000-1111-2222-333344445555';
@@ -122,7 +123,7 @@ describe('SluiceLog with kafkaGateway', () => {
       KAFKA_ADVERTISED_HOST: { 'Fn::GetAtt': [lbId, 'DNSName'] },
       KAFKA_ADVERTISED_PORT: '9092',
       SLUICE_KAFKA_AUTH: 'iam',
-      SLUICE_KAFKA_ALLOWED_PRINCIPALS: '',
+      SLUICE_KAFKA_ALLOWED_PRINCIPALS: { Ref: 'AWS::AccountId' }, // the deploying account's principals
       SLUICE_KAFKA_LINGER_MS: '25',
       SLUICE_PREFIX: 'log',
       POWERTOOLS_LOG_LEVEL: 'INFO',
@@ -189,6 +190,26 @@ describe('kafkaGateway props', () => {
     custom.template.hasResourceProperties('AWS::EC2::SecurityGroup', {
       SecurityGroupIngress: [Match.objectLike({ CidrIp: '10.1.0.0/16', FromPort: 9092, ToPort: 9092 })],
     });
+  });
+
+  it('admits more principals with allowConnect (roles, users, account ids)', () => {
+    let gateway: SluiceKafkaGateway | undefined;
+    let writer: iam.Role | undefined;
+    const { template: t } = synthesize((app) => {
+      const stack = new Stack(app, 'SluiceKafkaAllow');
+      const log = new SluiceLog(stack, 'Log', { kafkaGateway: { certificate: elbv2.ListenerCertificate.fromArn(CERTIFICATE_ARN), allowedPrincipals: ['111122223333'] } });
+      gateway = log.kafkaGateway!;
+      writer = new iam.Role(stack, 'Writer', { assumedBy: new iam.AccountRootPrincipal() });
+      gateway.allowConnect(writer);
+      gateway.allowConnect('444455556666');
+      return stack;
+    });
+    const env = Object.fromEntries(
+      (Object.values(t.findResources('AWS::ECS::TaskDefinition') as Resources)[0].Properties.ContainerDefinitions[0].Environment as { Name: string; Value: unknown }[]).map((e) => [e.Name, e.Value]),
+    );
+    const writerId = Object.keys(t.findResources('AWS::IAM::Role')).find((id) => id.startsWith('Writer'))!;
+    expect(env.SLUICE_KAFKA_ALLOWED_PRINCIPALS).toEqual({ 'Fn::Join': ['', ['111122223333,', { 'Fn::GetAtt': [writerId, 'Arn'] }, ',444455556666']] });
+    expect(() => gateway!.allowConnect('Writer')).toThrow(/allowConnect: 'Writer' is neither a 12-digit account id nor an IAM or STS ARN/);
   });
 
   it('is left out by default; SluiceStack outputs the bootstrap servers when it is on', () => {
