@@ -98,6 +98,8 @@ describe('each function may make every AWS call its operations make', () => {
     await run('admin', { op: 'createTopic', name: 't', partitions: 2, config: { 'segment.bytes': 200, 'retention.ms': 1 } });
     await run('admin', { op: 'listTopics' });
     await run('admin', { op: 'describeTopic', topic: 't' });
+    await run('admin', { op: 'describeTopicConfigs', topic: 't' });
+    await run('admin', { op: 'alterTopicConfig', topic: 't', config: { 'retention.ms': 60000 } });
     await run('admin', { op: 'createPartitions', topic: 't', count: 3 });
     await run('admin', { op: 'getOpenApi' });
     const producer = await run('produce', { op: 'initProducerId' });
