@@ -67,6 +67,9 @@ export class PartitionWorker {
   private windowStart: number | undefined;
   private highWatermark = 0;
   private lastIdleMetrics = 0;
+  /** The position written to the group (`committed` is the position reached). */
+  private written: number;
+  private committing = false;
   private commits: Promise<void> = Promise.resolve();
   /** Resolves when the worker has stopped and handed its lease on. */
   readonly done: Promise<void>;
@@ -81,6 +84,7 @@ export class PartitionWorker {
     private readonly options: WorkerOptions,
   ) {
     this.committed = start;
+    this.written = start;
     this.fetchOffset = start;
     this.done = this.run();
   }
@@ -141,6 +145,7 @@ export class PartitionWorker {
     } finally {
       clearInterval(renewal);
       await this.commits;
+      if (this.written < this.committed && !this.lost) await this.flushCommits();
       if (!this.lost) await releaseDeliveryLease(this.ctx, this.lease).catch(() => undefined);
     }
   }
@@ -299,22 +304,36 @@ export class PartitionWorker {
     }
   }
 
-  /** Commits `offset` after the commits before it, if it moves the position on; a fenced commit loses the lease. */
+  /** Commits `offset` (in the background, after the commits before it) if it moves the position on. */
   private commitUpTo(offset: number): void {
     if (offset <= this.committed) return;
     this.committed = offset;
-    const epoch = this.lease.epoch;
-    this.commits = this.commits.then(async () => {
-      if (this.lost) return;
-      try {
-        await commitSubscriptionOffset(this.ctx, this.subscription, this.partition, offset, epoch);
-      } catch (e) {
-        if (isSluiceError(e) && e.code === 'ILLEGAL_GENERATION') return this.loseLease('commit fenced by a newer holder');
-        // A later commit carries this one; if none comes, the records are delivered again.
-        this.options.report.errors++;
-        logger.warn('subscription offset commit failed', { subscription: this.subscription.name, partition: this.partition, offset, error: String(e) });
+    if (!this.committing) this.commits = this.flushCommits();
+  }
+
+  /**
+   * Writes the newest position until the written one catches up: positions reached while a write
+   * is in flight are coalesced into the next write. A fenced commit loses the lease; any other
+   * failure leaves the position to the next commit (or to redelivery, if none comes).
+   */
+  private async flushCommits(): Promise<void> {
+    this.committing = true;
+    try {
+      while (this.written < this.committed && !this.lost) {
+        const offset = this.committed;
+        try {
+          await commitSubscriptionOffset(this.ctx, this.subscription, this.partition, offset, this.lease.epoch);
+          this.written = offset;
+        } catch (e) {
+          if (isSluiceError(e) && e.code === 'ILLEGAL_GENERATION') return this.loseLease('commit fenced by a newer holder');
+          this.options.report.errors++;
+          logger.warn('subscription offset commit failed', { subscription: this.subscription.name, partition: this.partition, offset, error: String(e) });
+          return;
+        }
       }
-    });
+    } finally {
+      this.committing = false;
+    }
   }
 
   /** The round's records by lane: one lane per key hash modulo parallelizationFactor, each in offset order. */
