@@ -8,6 +8,7 @@
 //   - configs are validated as over HTTP (INVALID_CONFIG; a null value too, as Kafka);
 //   - a name twice in one request is INVALID_REQUEST for it;
 //   - validateOnly checks all of that and whether the topic exists, and creates nothing.
+import type { SluiceContext } from '../../context.js';
 import { SluiceError } from '../../errors.js';
 import { topicConfigEntries } from '../../metadata/topic-config-entries.js';
 import {
@@ -62,7 +63,7 @@ function configMap(topic: CreateTopicsRequest.CreatableTopic): Record<string, st
 async function createOne(
   topic: CreateTopicsRequest.CreatableTopic,
   validateOnly: boolean,
-  ctx: Parameters<typeof createTopic>[0],
+  ctx: SluiceContext,
 ): Promise<Created | ItemError> {
   try {
     validateTopicName(topic.name);
