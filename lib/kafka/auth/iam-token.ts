@@ -2,8 +2,9 @@
 // SigV4 (lib/client/iam-oauthbearer.ts makes them; the layout is in its header). Everything here
 // is checked BEFORE the gateway sends anything anywhere, so a token can only ever make the gateway
 // ask an STS endpoint "who signed this?":
-//   - the URL is https (http only for a configured test endpoint), has no user info, port, path
-//     or fragment of its own, and its host is an STS endpoint the gateway trusts (no SSRF);
+//   - the URL is https (http only for a configured test endpoint), has no user info and no
+//     fragment, its path is /, and its host (and port) is an STS endpoint the gateway trusts: a
+//     regional endpoint of AWS, or the one configured (no SSRF);
 //   - the query holds exactly Action=GetCallerIdentity, Version=2011-06-15 and the SigV4 presign
 //     parameters, each once (no other action can ride along);
 //   - it is signed with AWS4-HMAC-SHA256 for service `sts`, with the headers `host` and
