@@ -192,6 +192,24 @@ describe('IamOAuthBearerAuthenticator', () => {
     expect(() => authenticator({ allowedPrincipals: ['Writer'] })).toThrow(/neither a 12-digit account id nor an IAM or STS ARN/);
   });
 
+  it('verifies at most maxConcurrentVerifications tokens with STS at once, refusing the others at once', async () => {
+    const bounded = new IamOAuthBearerAuthenticator({ gatewayId: GATEWAY, stsEndpoint: sts.endpoint, maxConcurrentVerifications: 1 });
+    sts.delayMs = 200;
+    try {
+      const [first, second] = await Promise.allSettled([
+        bounded.authenticate(initialResponse((await signer(WRITER)()).value)),
+        bounded.authenticate(initialResponse((await signer(WRITER)()).value)),
+      ]);
+      expect(first).toMatchObject({ status: 'fulfilled', value: { principal: WRITER.arn } });
+      expect(second).toMatchObject({ status: 'rejected', reason: { message: expect.stringMatching(/1 authentications are being verified with STS already/) } });
+      expect(sts.requests).toHaveLength(1);
+      // The slot is free again once STS has answered.
+      expect((await bounded.authenticate(initialResponse((await signer(WRITER)()).value))).principal).toBe(WRITER.arn);
+    } finally {
+      sts.delayMs = 0;
+    }
+  });
+
   it('refuses an authorization id other than the token\'s principal', async () => {
     const token = (await signer(WRITER)()).value;
     const asAdmin = Buffer.from(`n,a=arn:aws:iam::111122223333:user/admin,\u0001auth=Bearer ${token}\u0001\u0001`);

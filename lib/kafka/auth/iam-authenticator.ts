@@ -34,6 +34,12 @@ export interface IamAuthenticatorOptions {
   readonly clockSkewMs?: number;
   /** Deadline of the STS call. @default 5000 */
   readonly stsTimeoutMs?: number;
+  /**
+   * STS calls in flight at most: beyond it an authentication fails at once (the client retries),
+   * so a flood of unauthenticated connections cannot make the gateway flood STS.
+   * @default 64
+   */
+  readonly maxConcurrentVerifications?: number;
   /** @default Date.now */
   readonly now?: () => number;
 }
@@ -63,6 +69,8 @@ export class IamOAuthBearerAuthenticator implements SaslMechanism {
   private readonly maxLifetimeSeconds: number;
   private readonly clockSkewMs: number;
   private readonly stsTimeoutMs: number;
+  private readonly maxConcurrentVerifications: number;
+  private verifying = 0;
   private readonly now: () => number;
 
   constructor(options: IamAuthenticatorOptions) {
@@ -82,6 +90,7 @@ export class IamOAuthBearerAuthenticator implements SaslMechanism {
     this.maxLifetimeSeconds = options.maxTokenLifetimeSeconds ?? 900;
     this.clockSkewMs = options.clockSkewMs ?? 300_000;
     this.stsTimeoutMs = options.stsTimeoutMs ?? 5000;
+    this.maxConcurrentVerifications = options.maxConcurrentVerifications ?? 64;
     this.now = options.now ?? Date.now;
   }
 
@@ -92,7 +101,16 @@ export class IamOAuthBearerAuthenticator implements SaslMechanism {
       { stsHostAllowed: this.stsHostAllowed, protocol: this.protocol, maxLifetimeSeconds: this.maxLifetimeSeconds, clockSkewMs: this.clockSkewMs },
       this.now(),
     );
-    const identity = await fetchCallerIdentity(request.url, { gatewayId: this.gatewayId, timeoutMs: this.stsTimeoutMs });
+    if (this.verifying >= this.maxConcurrentVerifications) {
+      throw new SaslAuthenticationError(`${this.verifying} authentications are being verified with STS already; retry later`);
+    }
+    this.verifying++;
+    let identity: CallerIdentity;
+    try {
+      identity = await fetchCallerIdentity(request.url, { gatewayId: this.gatewayId, timeoutMs: this.stsTimeoutMs });
+    } finally {
+      this.verifying--;
+    }
     if (response.authorizationId !== undefined && response.authorizationId !== identity.arn) {
       throw new SaslAuthenticationError('the requested authorization id differs from the token\'s principal');
     }
