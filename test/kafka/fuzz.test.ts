@@ -19,6 +19,7 @@ import { decodeExactly, decodeMessage, encodeToBuffer } from '../../lib/kafka/pr
 import { encodeRequestHeader, responseHeaderVersion } from '../../lib/kafka/protocol/headers.js';
 import { API_SCHEMAS, ApiKey, ResponseHeaderSchema } from '../../lib/kafka/protocol/messages.js';
 import { createTopic } from '../../lib/metadata/topics.js';
+import { errorCodesOf } from './error-fields.js';
 import { structArb } from './message-arbitrary.js';
 import { RawClient, requestFrame, sizedFrame } from './raw-client.js';
 import { startTestGateway, type TestGateway } from './support.js';
@@ -59,18 +60,6 @@ async function snapshot(ctx: SluiceContext): Promise<string> {
   const stable = (x: unknown) =>
     JSON.stringify(x, (_k, v) => (v instanceof Set ? [...v].sort() : v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort()) : v));
   return [...items.map(stable).sort(), ...objects.sort()].join('\n');
-}
-
-/** Every errorCode field anywhere in a decoded response. */
-function errorCodes(value: unknown, out: number[] = []): number[] {
-  if (Array.isArray(value)) for (const v of value) errorCodes(v, out);
-  else if (value && typeof value === 'object' && !Buffer.isBuffer(value)) {
-    for (const [k, v] of Object.entries(value)) {
-      if (k === 'errorCode' && typeof v === 'number') out.push(v);
-      else errorCodes(v, out);
-    }
-  }
-  return out;
 }
 
 class Fuzzer {
@@ -117,8 +106,9 @@ function checkAnswer(answer: Buffer, apiKey: number, version: number, correlatio
   const reader = new ByteReader(answer);
   const header = decodeMessage<{ correlationId: number }>(ResponseHeaderSchema, responseHeaderVersion(apiKey, version), reader);
   expect(header.correlationId, what).toBe(correlationId);
-  const body = decodeExactly(API_SCHEMAS.get(apiKey)!.response, version, answer.subarray(reader.position));
-  expect(errorCodes(body), `${what}: an error code -1 in ${JSON.stringify(body, (_k, v) => (typeof v === 'bigint' ? String(v) : v))}`).not.toContain(-1);
+  const schema = API_SCHEMAS.get(apiKey)!.response;
+  const body = decodeExactly(schema, version, answer.subarray(reader.position));
+  expect(errorCodesOf(schema, version, body), `${what}: an error code -1 in ${JSON.stringify(body, (_k, v) => (typeof v === 'bigint' ? String(v) : v))}`).not.toContain(-1);
 }
 
 describe('protocol fuzz', () => {

@@ -8,18 +8,8 @@ import type { KafkaCall } from '../../lib/kafka/api-handler.js';
 import { KAFKA_APIS } from '../../lib/kafka/apis/index.js';
 import { decodeExactly, encodeToBuffer } from '../../lib/kafka/protocol/codec.js';
 import { API_SCHEMAS } from '../../lib/kafka/protocol/messages.js';
+import { errorCodesOf } from './error-fields.js';
 import { structArb } from './message-arbitrary.js';
-
-function errorCodes(value: unknown, out: number[] = []): number[] {
-  if (Array.isArray(value)) for (const v of value) errorCodes(v, out);
-  else if (value && typeof value === 'object' && !Buffer.isBuffer(value)) {
-    for (const [k, v] of Object.entries(value)) {
-      if (k === 'errorCode' && typeof v === 'number') out.push(v);
-      else errorCodes(v, out);
-    }
-  }
-  return out;
-}
 
 describe('KAFKA_APIS', () => {
   it('has one handler per key, named as Kafka names the API, from version 0 within the definitions', () => {
@@ -47,7 +37,7 @@ describe('KAFKA_APIS', () => {
           const call = { apiVersion: version, correlationId: 1, clientId: null, gateway, connection: { id: 'c', remoteAddress: 'x', close() {} } } as unknown as KafkaCall;
           const answer = api.errorResponse(decoded, 35, call);
           const bytes = encodeToBuffer(response, version, answer as object);
-          const codes = errorCodes(decodeExactly(response, version, bytes));
+          const codes = errorCodesOf(response, version, decodeExactly(response, version, bytes));
           expect(codes.every((c) => c === 35), `${api.name} v${version}: ${codes}`).toBe(true);
         }
       }
