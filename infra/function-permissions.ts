@@ -7,14 +7,19 @@
 //   function   S3 objects                 S3 bucket    DynamoDB
 //   produce    Put                        -            Get Put Update Query
 //   fetch      Get                        -            Get Query
-//   admin      Delete                     List         Get BatchGet Put Update Delete BatchWrite Query Scan
+//   admin      Get Delete                 List         Get BatchGet Put Update Delete BatchWrite Query Scan
 //   groups     Get                        -            Get BatchGet Put Update Delete BatchWrite Query Scan
 //   retention  Get Put Delete             List         Get Put Update Delete BatchWrite Query Scan
+//   subscriptions Get Put                 -            Get BatchGet Put Update Delete BatchWrite Query Scan
+//
+// The subscriptions poller (only deployed with a subscription) also gets, per subscription,
+// lambda:InvokeFunction on its target and sqs:SendMessage / sns:Publish on its onFailure
+// destination (infra/sluice-subscription.ts).
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
-import type { SluiceFunctionName } from './routes.js';
+import type { SluiceHandlerName } from './routes.js';
 
 interface FunctionAccess {
   readonly objectActions: readonly string[];
@@ -34,7 +39,7 @@ const MANAGE_ITEMS = [
   'dynamodb:Scan',
 ];
 
-export const FUNCTION_ACCESS: Readonly<Record<SluiceFunctionName, FunctionAccess>> = {
+export const FUNCTION_ACCESS: Readonly<Record<SluiceHandlerName, FunctionAccess>> = {
   // Appends write new, uniquely named objects only; overwriting or deleting data is not its job.
   produce: {
     objectActions: ['s3:PutObject'],
@@ -43,8 +48,9 @@ export const FUNCTION_ACCESS: Readonly<Record<SluiceFunctionName, FunctionAccess
   },
   // Readers never write: a compromised fetch path cannot alter the log.
   fetch: { objectActions: ['s3:GetObject'], listBucket: false, tableActions: READ_ITEMS },
-  // Deleting a topic deletes its segments, found by listing the topic's key prefix.
-  admin: { objectActions: ['s3:DeleteObject'], listBucket: true, tableActions: MANAGE_ITEMS },
+  // Deleting a topic deletes its segments, found by listing the topic's key prefix. Describing a
+  // subscription reads the oldest undelivered record (its age is the iterator age).
+  admin: { objectActions: ['s3:GetObject', 's3:DeleteObject'], listBucket: true, tableActions: MANAGE_ITEMS },
   // Group coordination lives in DynamoDB, but resetOffsets {timestamp} finds the offset by reading
   // segments (the time index), so it reads objects. The emulators enforce no IAM, so only
   // test/infra/permissions.test.ts, which records every operation's AWS calls, can catch a gap here.
@@ -55,6 +61,9 @@ export const FUNCTION_ACCESS: Readonly<Record<SluiceFunctionName, FunctionAccess
     listBucket: true,
     tableActions: MANAGE_ITEMS.filter((a) => a !== 'dynamodb:BatchGetItem'),
   },
+  // The dispatcher reads the log, holds poller leases and commits its groups' offsets; Put is for
+  // a subscription whose onFailure is a Sluice topic (the failed records' metadata is produced there).
+  subscriptions: { objectActions: ['s3:GetObject', 's3:PutObject'], listBucket: false, tableActions: MANAGE_ITEMS },
 };
 
 export interface DataResources {
@@ -66,7 +75,7 @@ export interface DataResources {
 }
 
 /** The policy statements one function's role gets. */
-export function functionStatements(name: SluiceFunctionName, data: DataResources): iam.PolicyStatement[] {
+export function functionStatements(name: SluiceHandlerName, data: DataResources): iam.PolicyStatement[] {
   const access = FUNCTION_ACCESS[name];
   const statements: iam.PolicyStatement[] = [];
   if (access.objectActions.length > 0) {

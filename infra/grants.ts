@@ -46,7 +46,21 @@ export const GRANT_OPERATIONS: Readonly<Record<GrantKind, readonly string[]>> = 
   // a consumer must be able to leave, so it can remove members of ITS groups, and no others.
   // describeTopicConfigs: an all-topics describe pattern matches it (see the header).
   consume: ['fetch', 'listOffsets', 'describeTopic', 'describeTopicConfigs', 'joinGroup', 'heartbeat', 'leaveGroup', 'commitOffsets', 'fetchOffsets'],
-  admin: ['createTopic', 'listTopics', 'describeTopic', 'describeTopicConfigs', 'alterTopicConfig', 'createPartitions', 'deleteTopic'],
+  // Subscriptions deliver a topic to any target, so managing them is administration (creating
+  // names its topic in the body and cannot be scoped, as creating a topic cannot).
+  admin: [
+    'createTopic',
+    'listTopics',
+    'describeTopic',
+    'describeTopicConfigs',
+    'alterTopicConfig',
+    'createPartitions',
+    'deleteTopic',
+    'createSubscription',
+    'listSubscriptions',
+    'describeSubscription',
+    'deleteSubscription',
+  ],
   // Reset, delete, remove any member, and look at groups: kafka-consumer-groups.sh's powers.
   groupAdmin: ['resetOffsets', 'deleteGroup', 'leaveGroup', 'describeGroup', 'listGroups', 'fetchOffsets'],
 };

@@ -10,6 +10,17 @@ export type SluiceFunctionName = 'produce' | 'fetch' | 'admin' | 'groups' | 'ret
 
 export const SLUICE_FUNCTION_NAMES: readonly SluiceFunctionName[] = ['produce', 'fetch', 'admin', 'groups', 'retention'];
 
+/**
+ * Functions deployed only when a feature is first used: the subscriptions poller comes with the
+ * first `addSubscription` (infra/sluice-subscription.ts). They serve no HTTP route.
+ */
+export type SluiceOptionalFunctionName = 'subscriptions';
+
+/** Every handler `lambdas/<name>.ts` the stack can deploy. */
+export type SluiceHandlerName = SluiceFunctionName | SluiceOptionalFunctionName;
+
+export const SLUICE_HANDLER_NAMES: readonly SluiceHandlerName[] = [...SLUICE_FUNCTION_NAMES, 'subscriptions'];
+
 export interface SluiceRoute {
   readonly method: Operation['method'];
   /** API Gateway route path, `{param}` segments as in README.md. */

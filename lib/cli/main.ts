@@ -6,6 +6,7 @@ import { consumeCommand } from './consume.js';
 import { groupsCommand } from './groups.js';
 import { describeError } from './output.js';
 import { produceCommand } from './produce.js';
+import { subscriptionsCommand } from './subscriptions.js';
 import { topicsCommand } from './topics.js';
 
 export function buildProgram(): Command {
@@ -14,7 +15,7 @@ export function buildProgram(): Command {
     .option('--endpoint <url>', `Sluice endpoint (env SLUICE_ENDPOINT, default ${DEFAULT_ENDPOINT})`)
     .showHelpAfterError()
     .exitOverride();
-  for (const command of [topicsCommand(), produceCommand(), consumeCommand(), groupsCommand()]) {
+  for (const command of [topicsCommand(), produceCommand(), consumeCommand(), groupsCommand(), subscriptionsCommand()]) {
     program.addCommand(command.exitOverride().showHelpAfterError());
     for (const sub of command.commands) sub.exitOverride().showHelpAfterError();
   }

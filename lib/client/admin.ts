@@ -1,9 +1,22 @@
 // Admin operations (kafkajs' admin client names where they exist): topics, partitions, topic
 // configs (describeConfigs, alterConfigs as kafkajs; incrementalAlterConfigs as Kafka's Java
-// admin), groups and committed offsets, offset resets (kafka-consumer-groups.sh --reset-offsets) and the per-partition
-// lag table `sluice groups describe` prints.
+// admin), groups and committed offsets, offset resets (kafka-consumer-groups.sh --reset-offsets), the per-partition
+// lag table `sluice groups describe` prints, and subscriptions (push delivery to a Lambda function
+// or an HTTPS endpoint, with Lambda event source mapping option names).
 import { SluiceClientError } from './errors.js';
-import type { CommittedOffset, ConfigSourceName, GroupDescription, SluiceApi, TopicConfig, TopicDescription } from './wire.js';
+import type {
+  CommittedOffset,
+  ConfigSourceName,
+  CreateSubscriptionRequest,
+  GroupDescription,
+  SluiceApi,
+  SubscriptionDescription,
+  SubscriptionInfo,
+  TopicConfig,
+  TopicDescription,
+} from './wire.js';
+
+export type { CreateSubscriptionRequest, SubscriptionDescription, SubscriptionInfo } from './wire.js';
 
 /** kafkajs' ConfigResourceTypes (Kafka's ConfigResource.Type ids). Sluice has topic configs only. */
 export const ConfigResourceTypes = { UNKNOWN: 0, TOPIC: 2, BROKER: 4, BROKER_LOGGER: 8 } as const;
@@ -289,5 +302,28 @@ export class Admin {
       }
     }
     return rows;
+  }
+
+  /**
+   * Creates a subscription: `topic` delivered in batches to `target`. Resolves with it; an HTTPS
+   * target's `signingSecret` is in this answer only. Rejects with SUBSCRIPTION_ALREADY_EXISTS when
+   * the name is taken, INVALID_CONFIG for an option out of range.
+   */
+  createSubscription(subscription: CreateSubscriptionRequest): Promise<SubscriptionInfo> {
+    return this.api.createSubscription(subscription);
+  }
+
+  async listSubscriptions(): Promise<SubscriptionInfo[]> {
+    return (await this.api.listSubscriptions()).subscriptions;
+  }
+
+  /** The subscription with, per partition, committed offset, lag, oldest undelivered record's age and lease. */
+  describeSubscription(name: string): Promise<SubscriptionDescription> {
+    return this.api.describeSubscription(name);
+  }
+
+  /** Deletes the subscription with its consumer group; delivery stops. Rejects with SUBSCRIPTION_NOT_FOUND. */
+  async deleteSubscription(name: string): Promise<void> {
+    await this.api.deleteSubscription(name);
   }
 }

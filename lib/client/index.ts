@@ -45,3 +45,13 @@ export {
   type OAuthBearerSasl,
   type IamAuthToken,
 } from './iam-oauthbearer.js';
+export type {
+  CreateSubscriptionRequest,
+  OnFailureDestination,
+  StartingPosition,
+  SubscriptionDescription,
+  SubscriptionInfo,
+  SubscriptionOptions,
+  SubscriptionPartitionStatus,
+  SubscriptionTarget,
+} from './wire.js';

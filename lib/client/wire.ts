@@ -133,6 +133,70 @@ export interface GroupDescription {
   readonly members: readonly { memberId: string; topics: readonly string[]; assignment: readonly TopicPartitions[] }[];
 }
 
+/** Where a subscription delivers: a Lambda function, or an HTTPS endpoint (signed requests). */
+export type SubscriptionTarget = { readonly type: 'lambda'; readonly functionArn: string } | { readonly type: 'https'; readonly url: string };
+
+/** Where the metadata of records that could not be delivered goes. */
+export type OnFailureDestination =
+  | { readonly type: 'sqs'; readonly queueArn: string }
+  | { readonly type: 'sns'; readonly topicArn: string }
+  | { readonly type: 'topic'; readonly topic: string };
+
+export type StartingPosition = 'TRIM_HORIZON' | 'LATEST' | 'AT_TIMESTAMP';
+
+/** A subscription's options, named as Lambda's event source mappings name them (times in ms). */
+export interface SubscriptionOptions {
+  readonly batchSize?: number;
+  readonly maximumBatchingWindowMs?: number;
+  readonly startingPosition?: StartingPosition;
+  readonly startingPositionTimestamp?: number;
+  readonly bisectBatchOnFunctionError?: boolean;
+  readonly functionResponseTypes?: readonly 'ReportBatchItemFailures'[];
+  readonly maximumRetryAttempts?: number;
+  readonly maximumRecordAgeMs?: number;
+  readonly onFailure?: OnFailureDestination;
+  readonly parallelizationFactor?: number;
+  readonly enabled?: boolean;
+}
+
+export interface CreateSubscriptionRequest extends SubscriptionOptions {
+  readonly name: string;
+  readonly topic: string;
+  readonly target: SubscriptionTarget;
+  readonly signingSecret?: string;
+}
+
+export interface SubscriptionInfo extends Required<Omit<SubscriptionOptions, 'startingPositionTimestamp' | 'onFailure'>> {
+  readonly name: string;
+  readonly topic: string;
+  readonly topicId: string;
+  /** The consumer group holding its committed offsets. */
+  readonly group: string;
+  readonly target: SubscriptionTarget;
+  readonly startingPositionTimestamp?: number;
+  readonly onFailure?: OnFailureDestination;
+  readonly createdAt: number;
+  /** HTTPS targets, in createSubscription's answer only: the request-signing key. */
+  readonly signingSecret?: string;
+}
+
+export interface SubscriptionPartitionStatus {
+  readonly partition: number;
+  readonly committedOffset: number | null;
+  readonly logStartOffset: number;
+  readonly logEndOffset: number;
+  readonly lag: number;
+  readonly oldestUndeliveredAgeMs: number;
+  readonly lease?: { readonly owner?: string; readonly epoch: number; readonly expiresAt: number; readonly active: boolean };
+}
+
+export interface SubscriptionDescription extends SubscriptionInfo {
+  readonly topicExists: boolean;
+  readonly lag: number;
+  readonly oldestUndeliveredAgeMs: number;
+  readonly partitions: readonly SubscriptionPartitionStatus[];
+}
+
 export class SluiceApi {
   constructor(readonly transport: Transport) {}
 
@@ -248,6 +312,22 @@ export class SluiceApi {
 
   deleteGroup(group: string) {
     return this.call<void>({ op: 'deleteGroup', method: 'DELETE', path: '/v1/groups/{group}', params: { group } });
+  }
+
+  createSubscription(body: CreateSubscriptionRequest) {
+    return this.call<SubscriptionInfo>({ op: 'createSubscription', method: 'POST', path: '/v1/subscriptions', body });
+  }
+
+  listSubscriptions() {
+    return this.call<{ subscriptions: SubscriptionInfo[] }>({ op: 'listSubscriptions', method: 'GET', path: '/v1/subscriptions' });
+  }
+
+  describeSubscription(name: string) {
+    return this.call<SubscriptionDescription>({ op: 'describeSubscription', method: 'GET', path: '/v1/subscriptions/{name}', params: { name } });
+  }
+
+  deleteSubscription(name: string) {
+    return this.call<void>({ op: 'deleteSubscription', method: 'DELETE', path: '/v1/subscriptions/{name}', params: { name } });
   }
 
   resetOffsets(group: string, body: { topic: string; partitions?: readonly number[]; to: 'earliest' | 'latest' | { timestamp: number } | { offset: number } }) {

@@ -178,6 +178,14 @@ describe('GET /v1/openapi.json and the answers the document promises', () => {
     await run({ op: 'leaveGroup', group: 'g', memberId: joined.memberId });
     await run({ op: 'resetOffsets', group: 'g', topic: 'docs', to: 'earliest' });
     await run({ op: 'deleteGroup', group: 'g' });
+    await run({ op: 'createTopic', name: 'docs-dlq', partitions: 1 });
+    await run({
+      op: 'createSubscription', name: 'docs-hook', topic: 'docs', target: { type: 'https', url: 'https://example.com/hook' },
+      startingPosition: 'AT_TIMESTAMP', startingPositionTimestamp: 0, onFailure: { type: 'topic', topic: 'docs-dlq' }, enabled: false,
+    });
+    await run({ op: 'listSubscriptions' });
+    await run({ op: 'describeSubscription', name: 'docs-hook' });
+    await run({ op: 'deleteSubscription', name: 'docs-hook' });
     await run({ op: 'getOpenApi' });
     await run({ op: 'deleteTopic', topic: 'docs' });
     expect([...seen].sort()).toEqual(allOperations.map((op) => op.name).sort());

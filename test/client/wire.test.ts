@@ -37,6 +37,10 @@ describe('SluiceApi', () => {
     await api.describeGroup('g');
     await api.deleteGroup('g');
     await api.resetOffsets('g', { topic: 't', to: 'earliest' });
+    await api.createSubscription({ name: 's', topic: 't', target: { type: 'https', url: 'https://example.com/' } });
+    await api.listSubscriptions();
+    await api.describeSubscription('s');
+    await api.deleteSubscription('s');
     const server = new Map(allOperations.map((o) => [o.name, o]));
     for (const r of sent) {
       const op = server.get(r.op);

@@ -137,9 +137,18 @@ describe('SluiceLog grants', () => {
     expect(routeArns(roleIds.GroupAdminAll)).toContain('/*/POST/v1/groups/*/offsets/reset');
   });
 
-  it('grantAdmin covers the topic routes; scoped, describe, configs, alter, grow and delete name the topic', () => {
+  it('grantAdmin covers the topic and subscription routes; scoped, describe, configs, alter, grow and delete name the topic', () => {
+    const subscriptions = ['/*/POST/v1/subscriptions', '/*/GET/v1/subscriptions', '/*/GET/v1/subscriptions/*', '/*/DELETE/v1/subscriptions/*'];
     expect(routeArns(roleIds.AdminAll).sort()).toEqual(
-      ['/*/DELETE/v1/topics/*', '/*/GET/v1/topics', '/*/GET/v1/topics/*/configs', '/*/PATCH/v1/topics/*', '/*/POST/v1/topics', '/*/POST/v1/topics/*/partitions'].sort(),
+      [
+        '/*/DELETE/v1/topics/*',
+        '/*/GET/v1/topics',
+        '/*/GET/v1/topics/*/configs',
+        '/*/PATCH/v1/topics/*',
+        '/*/POST/v1/topics',
+        '/*/POST/v1/topics/*/partitions',
+        ...subscriptions,
+      ].sort(),
     );
     expect(routeArns(roleIds.AdminOrders).sort()).toEqual(
       [
@@ -150,6 +159,7 @@ describe('SluiceLog grants', () => {
         '/*/PATCH/v1/topics/orders',
         '/*/POST/v1/topics',
         '/*/POST/v1/topics/orders/partitions',
+        ...subscriptions,
       ].sort(),
     );
   });

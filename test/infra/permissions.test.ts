@@ -102,6 +102,12 @@ describe('each function may make every AWS call its operations make', () => {
     await run('admin', { op: 'alterTopicConfig', topic: 't', config: { 'retention.ms': 60000 } });
     await run('admin', { op: 'createPartitions', topic: 't', count: 3 });
     await run('admin', { op: 'getOpenApi' });
+    await run('admin', { op: 'createTopic', name: 'dlq', partitions: 1 });
+    await run('admin', {
+      op: 'createSubscription', name: 's', topic: 't', target: { type: 'https', url: 'https://example.com/hook' },
+      startingPosition: 'TRIM_HORIZON', onFailure: { type: 'topic', topic: 'dlq' }, enabled: false,
+    });
+    await run('admin', { op: 'listSubscriptions' });
     const producer = await run('produce', { op: 'initProducerId' });
     for (let i = 0; i < 12; i++) {
       await run('produce', { op: 'produce', topic: 't', records: [{ partition: 0, value: `v${i}`.repeat(20), timestamp: T0 + i * 1000 }] });
@@ -129,6 +135,8 @@ describe('each function may make every AWS call its operations make', () => {
     // The retention function: retention (retention.ms 1), segment merging (tiny segments) and the sweep.
     current = { fn: 'retention', operation: 'maintenance' };
     for (let pass = 0; pass < 2; pass++) await runMaintenance(ctx, { timeLeftMs: () => 60_000, reserveMs: 0 });
+    await run('admin', { op: 'describeSubscription', name: 's' });
+    await run('admin', { op: 'deleteSubscription', name: 's' });
     await run('admin', { op: 'deleteTopic', topic: 't' });
 
     const { template } = synthesize((app) => new SluiceStack(app, 'SluicePermissions'));

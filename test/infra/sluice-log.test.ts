@@ -29,6 +29,10 @@ const API_MD_ROUTES: Record<string, string> = {
   'GET /v1/groups/{group}/offsets': 'groups',
   'POST /v1/groups/{group}/offsets/reset': 'groups',
   'GET /v1/openapi.json': 'admin',
+  'POST /v1/subscriptions': 'admin',
+  'GET /v1/subscriptions': 'admin',
+  'GET /v1/subscriptions/{name}': 'admin',
+  'DELETE /v1/subscriptions/{name}': 'admin',
 };
 
 let template: Template;
