@@ -2,17 +2,17 @@
 // the minified sizes. `npx tsx infra/bundle-sizes.ts` prints them; the bundle-size test asserts them.
 import { build } from 'esbuild';
 import { BUNDLE_OPTIONS, handlerEntry } from './sluice-functions.js';
-import { SLUICE_FUNCTION_NAMES, type SluiceFunctionName } from './routes.js';
+import { SLUICE_HANDLER_NAMES, type SluiceHandlerName } from './routes.js';
 
 export interface BundleSize {
-  readonly name: SluiceFunctionName;
+  readonly name: SluiceHandlerName;
   readonly bytes: number;
 }
 
 export async function measureBundles(): Promise<BundleSize[]> {
   const sizes: BundleSize[] = [];
   // One at a time: esbuild is fast, and parallel builds only contend for 2 cores.
-  for (const name of SLUICE_FUNCTION_NAMES) {
+  for (const name of SLUICE_HANDLER_NAMES) {
     const result = await build({
       entryPoints: [handlerEntry(name)],
       bundle: true,

@@ -17,13 +17,15 @@ import type * as kms from 'aws-cdk-lib/aws-kms';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as sns from 'aws-cdk-lib/aws-sns';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { Construct } from 'constructs';
 import { DEFAULT_MEMORY_MB, SluiceFunctions } from './sluice-functions.js';
 import { SluiceHttpApi, type ThrottleSettings } from './sluice-http-api.js';
 import { SluiceMonitoring } from './sluice-monitoring.js';
 import { addSluiceNagSuppressions } from './nag-suppressions.js';
-import { SLUICE_ROUTES, type SluiceFunctionName } from './routes.js';
+import { SLUICE_ROUTES, type SluiceFunctionName, type SluiceHandlerName } from './routes.js';
+import { SluiceSubscription, type SluiceSubscriptionOptions, subscriptionSchedule } from './sluice-subscription.js';
 import { type GrantKind, type GrantOptions, grantFunctions, grantRoutes } from './grants.js';
 import { type KafkaGatewayProps, SluiceKafkaGateway } from './sluice-kafka-gateway.js';
 
@@ -58,19 +60,22 @@ export interface SluiceLogProps {
    */
   readonly graceDuration?: Duration;
   /**
-   * Memory (MB) per function; unspecified functions keep their default.
-   * @default { produce: 512, fetch: 512, admin: 256, groups: 256, retention: 512 }
+   * Memory (MB) per function; unspecified functions keep their default. `subscriptions` is the
+   * poller deployed with the first addSubscription.
+   * @default { produce: 512, fetch: 512, admin: 256, groups: 256, retention: 512, subscriptions: 512 }
    */
-  readonly memorySize?: Partial<Record<SluiceFunctionName, number>>;
+  readonly memorySize?: Partial<Record<SluiceHandlerName, number>>;
   /**
    * Reserved concurrency per function: caps what one caller (or a retry storm) can take of the
    * account's Lambda concurrency, bounds cost, and keeps the table's request rate within reason.
    * Reserving takes concurrency away from the rest of the account, and AWS refuses a deployment
    * that leaves less than 100 unreserved: in an account with a low quota pass smaller numbers, or
-   * 'none' to leave a function unreserved. Retention runs one at a time on purpose.
-   * @default { produce: 50, fetch: 50, admin: 5, groups: 20, retention: 1 }
+   * 'none' to leave a function unreserved. Retention runs one at a time on purpose. The
+   * subscriptions poller (reserved only once addSubscription deploys it) is started every minute
+   * and runs 90 s, so 2 are the overlap of consecutive runs and the third room for a slow one.
+   * @default { produce: 50, fetch: 50, admin: 5, groups: 20, retention: 1, subscriptions: 3 }
    */
-  readonly reservedConcurrency?: Partial<Record<SluiceFunctionName, number | 'none'>>;
+  readonly reservedConcurrency?: Partial<Record<SluiceHandlerName, number | 'none'>>;
   /**
    * Default throttle of every HTTP API route (the `$default` stage): steady requests per second
    * and burst. Calls over it get 429 from API Gateway before any function runs.
@@ -118,12 +123,13 @@ export interface SluiceLogProps {
   readonly kafkaGateway?: KafkaGatewayProps;
 }
 
-export const DEFAULT_RESERVED_CONCURRENCY: Readonly<Record<SluiceFunctionName, number>> = {
+export const DEFAULT_RESERVED_CONCURRENCY: Readonly<Record<SluiceHandlerName, number>> = {
   produce: 50,
   fetch: 50,
   admin: 5,
   groups: 20,
   retention: 1,
+  subscriptions: 3,
 };
 
 export const DEFAULT_THROTTLE: ThrottleSettings = { rateLimit: 1000, burstLimit: 2000 };
@@ -142,9 +148,9 @@ export const DEFAULT_ROUTE_THROTTLE: Readonly<Record<string, ThrottleSettings>> 
   ).map((r) => [`${r.method} ${r.path}`, ADMIN_THROTTLE]),
 );
 
-function reservedConcurrency(values: Partial<Record<SluiceFunctionName, number | 'none'>>): Partial<Record<SluiceFunctionName, number>> {
-  const out: Partial<Record<SluiceFunctionName, number>> = {};
-  for (const [name, value] of Object.entries(values) as [SluiceFunctionName, number | 'none'][]) {
+function reservedConcurrency(values: Partial<Record<SluiceHandlerName, number | 'none'>>): Partial<Record<SluiceHandlerName, number>> {
+  const out: Partial<Record<SluiceHandlerName, number>> = {};
+  for (const [name, value] of Object.entries(values) as [SluiceHandlerName, number | 'none'][]) {
     if (value === 'none') continue;
     if (!Number.isInteger(value) || value < 1) throw new Error(`reservedConcurrency.${name} must be a positive integer or 'none', got ${value}`);
     out[name] = value;
@@ -161,6 +167,8 @@ export class SluiceLog extends Construct {
   readonly monitoring: SluiceMonitoring;
   /** The Kafka gateway, when `kafkaGateway` is set. */
   readonly kafkaGateway?: SluiceKafkaGateway;
+  private readonly functionSet: SluiceFunctions;
+  private poller?: NodejsFunction;
 
   constructor(scope: Construct, id: string, props: SluiceLogProps = {}) {
     super(scope, id);
@@ -203,7 +211,7 @@ export class SluiceLog extends Construct {
       POWERTOOLS_SERVICE_NAME: namePrefix,
       POWERTOOLS_METRICS_NAMESPACE: 'Sluice',
     };
-    this.functions = new SluiceFunctions(this, 'Functions', {
+    this.functionSet = new SluiceFunctions(this, 'Functions', {
       data,
       namePrefix,
       memorySize,
@@ -211,7 +219,8 @@ export class SluiceLog extends Construct {
       logRetention,
       logRemovalPolicy: RemovalPolicy.RETAIN,
       environment,
-    }).functions;
+    });
+    this.functions = this.functionSet.functions;
 
     this.api = new SluiceHttpApi(this, 'Http', {
       functions: this.functions,
@@ -261,6 +270,39 @@ export class SluiceLog extends Construct {
   }
 
   /**
+   * The subscriptions poller (lambdas/subscriptions.ts), deployed with the first addSubscription.
+   * A subscription created over the HTTP API or the CLI with a Lambda target needs
+   * `target.grantInvoke(sluiceLog.subscriptionPoller)`; addSubscription grants it itself.
+   */
+  get subscriptionPoller(): lambda.IFunction | undefined {
+    return this.poller;
+  }
+
+  /**
+   * Delivers `topic` to the Lambda function `target` in batches, as an event source mapping does
+   * (infra/sluice-subscription.ts): a `Custom::SluiceSubscription` resource created and deleted
+   * with the stack, invoke permission on the target and SendMessage/Publish on `onFailure` for the
+   * poller, which the first subscription deploys with its schedule, reserved concurrency and alarms.
+   */
+  addSubscription(id: string, options: SluiceSubscriptionOptions): SluiceSubscription {
+    const subscription = new SluiceSubscription(this, id, { ...options, adminFunction: this.functions.admin, poller: this.enableSubscriptions() });
+    this.monitoring.addSubscription(subscription.subscriptionName);
+    return subscription;
+  }
+
+  private enableSubscriptions(): NodejsFunction {
+    if (this.poller) return this.poller;
+    const poller = this.functionSet.optionalFunction('subscriptions');
+    subscriptionSchedule(this, 'SubscriptionsSchedule', poller);
+    this.monitoring.addFunction('subscriptions', poller);
+    // Created after the constructor's suppressions were applied: the same accepted findings.
+    addSluiceNagSuppressions(poller);
+    if (poller.role) addSluiceNagSuppressions(poller.role);
+    this.poller = poller;
+    return poller;
+  }
+
+  /**
    * Produce to `topics` (and describe them, as Kafka's Write implies Describe) and allocate
    * producer ids. Direct invoke of the produce function only with `directInvoke`.
    */
@@ -306,7 +348,7 @@ function validate(
     dataPrefix: string;
     leaseDuration: Duration;
     graceDuration: Duration;
-    memorySize: Record<SluiceFunctionName, number>;
+    memorySize: Record<SluiceHandlerName, number>;
   },
 ): void {
   const fail = (message: string): never => {

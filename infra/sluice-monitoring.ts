@@ -10,8 +10,8 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
-import { METRIC_NAMESPACE, SluiceMetric } from '../lib/observability/metric-names.js';
-import type { SluiceFunctionName } from './routes.js';
+import { METRIC_NAMESPACE, SUBSCRIPTION_DIMENSION, SluiceMetric, SubscriptionMetric } from '../lib/observability/metric-names.js';
+import type { SluiceFunctionName, SluiceHandlerName } from './routes.js';
 import type { SluiceKafkaGateway } from './sluice-kafka-gateway.js';
 
 export interface SluiceMonitoringProps {
@@ -27,6 +27,13 @@ export interface SluiceMonitoringProps {
 
 const PERIOD = Duration.minutes(5);
 
+/**
+ * A subscription whose oldest undelivered record is this old is falling behind (or stuck on a
+ * failing batch): Lambda's own advice for IteratorAge on stream triggers is to alarm well before
+ * records reach the retention period; 10 minutes is far above a healthy tail (seconds) and far below it.
+ */
+export const ITERATOR_AGE_ALARM_MS = 10 * 60 * 1000;
+
 export class SluiceMonitoring extends Construct {
   readonly dashboard: cloudwatch.Dashboard;
   readonly alarms: cloudwatch.Alarm[] = [];
@@ -39,10 +46,7 @@ export class SluiceMonitoring extends Construct {
     this.serviceName = props.serviceName;
     const fns = Object.entries(props.functions) as [SluiceFunctionName, lambda.IFunction][];
 
-    for (const [name, fn] of fns) {
-      this.alarm(`${name}-errors`, fn.metricErrors({ period: PERIOD }), `Sluice ${name} function errors`);
-      this.alarm(`${name}-throttles`, fn.metricThrottles({ period: PERIOD }), `Sluice ${name} function throttled`);
-    }
+    for (const [name, fn] of fns) this.functionAlarms(name, fn);
     this.alarm('api-5xx', props.httpApi.metricServerError({ period: PERIOD }), 'Sluice HTTP API 5xx responses');
     const tableThrottles = new cloudwatch.MathExpression({
       expression: 'FILL(r, 0) + FILL(w, 0)',
@@ -141,6 +145,56 @@ export class SluiceMonitoring extends Construct {
     );
   }
 
+  /** A function deployed after the construct (the subscriptions poller): its alarms and a row of graphs. */
+  addFunction(name: SluiceHandlerName, fn: lambda.IFunction): void {
+    this.functionAlarms(name, fn);
+    this.dashboard.addWidgets(
+      graph(`${name}: invocations / errors / throttles`, [
+        fn.metricInvocations({ period: PERIOD }),
+        fn.metricErrors({ period: PERIOD }),
+        fn.metricThrottles({ period: PERIOD }),
+      ]),
+      graph(`${name}: duration p99`, [fn.metricDuration({ statistic: 'p99', period: PERIOD })]),
+    );
+  }
+
+  /**
+   * One subscription's row: offset lag and iterator age (maximum over the period), delivered
+   * records, failures and records sent to onFailure, and an alarm when the iterator age stays over
+   * ITERATOR_AGE_ALARM_MS for three periods of a minute.
+   */
+  addSubscription(subscription: string): void {
+    const metric = (metricName: string, statistic: string, period = PERIOD) =>
+      new cloudwatch.Metric({
+        namespace: METRIC_NAMESPACE,
+        metricName,
+        dimensionsMap: { service: this.serviceName, [SUBSCRIPTION_DIMENSION]: subscription },
+        statistic,
+        period,
+      });
+    const alarm = new cloudwatch.Alarm(this, `subscription-${subscription}-iterator-age`, {
+      metric: metric(SubscriptionMetric.IteratorAge, 'Maximum', Duration.minutes(1)),
+      threshold: ITERATOR_AGE_ALARM_MS,
+      evaluationPeriods: 3,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+      // No data means no poller run reported: the poller's own error/throttle alarms cover that.
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      alarmDescription: `Sluice subscription ${subscription}: oldest undelivered record older than ${ITERATOR_AGE_ALARM_MS / 60_000} minutes`,
+    });
+    this.notify(alarm);
+    this.dashboard.addWidgets(
+      graph(`${subscription}: offset lag (records)`, [metric(SubscriptionMetric.OffsetLag, 'Maximum')]),
+      graph(`${subscription}: iterator age (ms)`, [metric(SubscriptionMetric.IteratorAge, 'Maximum')]),
+      graph(`${subscription}: delivered`, [metric(SubscriptionMetric.DeliveredRecords, 'Sum'), metric(SubscriptionMetric.DeliveredBatches, 'Sum')]),
+      graph(`${subscription}: failures / onFailure`, [metric(SubscriptionMetric.DeliveryFailures, 'Sum'), metric(SubscriptionMetric.OnFailureRecords, 'Sum')]),
+    );
+  }
+
+  private functionAlarms(name: SluiceHandlerName, fn: lambda.IFunction): void {
+    this.alarm(`${name}-errors`, fn.metricErrors({ period: PERIOD }), `Sluice ${name} function errors`);
+    this.alarm(`${name}-throttles`, fn.metricThrottles({ period: PERIOD }), `Sluice ${name} function throttled`);
+  }
+
   private alarm(id: string, metric: cloudwatch.IMetric, description: string): void {
     const alarm = new cloudwatch.Alarm(this, id, {
         metric,
@@ -150,6 +204,10 @@ export class SluiceMonitoring extends Construct {
         treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
         alarmDescription: description,
     });
+    this.notify(alarm);
+  }
+
+  private notify(alarm: cloudwatch.Alarm): void {
     if (this.alarmTopic) {
       alarm.addAlarmAction(new SnsAction(this.alarmTopic));
       alarm.addOkAction(new SnsAction(this.alarmTopic));
