@@ -20,7 +20,7 @@ export async function handler(_event: unknown, context?: Context): Promise<{ sta
   const ctx = (processContext ??= createContext(createClients()));
   const remainingMs = context ? context.getRemainingTimeInMillis() : DEFAULT_BUDGET_MS;
   // Short invocations (tests, small timeouts) keep a proportionate hand-over margin.
-  const deadlineMs = Math.max(0, remainingMs - Math.min(HANDOVER_MS, Math.floor(remainingMs / 4)));
+  const deadlineMs = ctx.now() + Math.max(0, remainingMs - Math.min(HANDOVER_MS, Math.floor(remainingMs / 4)));
   const run = async () => {
     const report = await runDispatcherFor(ctx, { deadlineMs });
     logger.info('subscriptions run', { ...report });

@@ -44,7 +44,7 @@ export type SluiceMetricName = (typeof SluiceMetric)[keyof typeof SluiceMetric];
  * (infra/sluice-monitoring.ts) read them under these names.
  */
 export const SubscriptionMetric = {
-  /** Records of the subscribed topic not yet delivered (log end offset − committed offset, summed over partitions). */
+  /** Records of one partition not yet delivered (log end offset − committed offset); the Maximum is the furthest-behind partition. */
   OffsetLag: 'OffsetLag',
   /** Milliseconds since the oldest undelivered record was appended (Kinesis's IteratorAge); 0 when caught up. */
   IteratorAge: 'IteratorAge',

@@ -2,19 +2,23 @@
 // with every AWS SDK call recorded, and then checked against that function's synthesized IAM
 // policy: each recorded call's IAM action must be allowed. The emulators enforce no IAM, so this
 // is what catches a missing permission (the groups function lacked s3:GetObject, which
-// resetOffsets {timestamp} needs, and failed only in AWS). Retention's maintenance pass is walked too.
+// resetOffsets {timestamp} needs, and failed only in AWS). Retention's maintenance pass is walked
+// too, and one run of the subscriptions poller against the poller of a stack with a subscription.
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { SluiceContext } from '../../lib/context.js';
 import { handleInvoke } from '../../lib/api/router.js';
 import { allOperations, functionOperations, type FunctionName } from '../../lib/api/operations.js';
 import { runMaintenance } from '../../lib/log/maintenance.js';
-import { SLUICE_FUNCTION_NAMES, type SluiceFunctionName } from '../../infra/routes.js';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { runDispatcherFor, type DispatchReport } from '../../lib/subscriptions/dispatcher.js';
+import { SLUICE_HANDLER_NAMES, type SluiceHandlerName } from '../../infra/routes.js';
 import { SluiceStack } from '../../infra/sluice-stack.js';
 import { createTestContext } from '../support/storage.js';
+import { TargetServer } from '../subscriptions/support.js';
 import { functionIds, roleActions, roleOfFunction, synthesize } from './synth.js';
 
 interface Recorded {
-  readonly fn: SluiceFunctionName;
+  readonly fn: SluiceHandlerName;
   readonly operation: string;
   readonly client: 's3' | 'ddb';
   readonly command: string;
@@ -62,7 +66,7 @@ function actionsOf(call: Recorded): string[] {
   return [`dynamodb:${action}`];
 }
 
-function record(ctx: SluiceContext, sink: Recorded[], now: () => { fn: SluiceFunctionName; operation: string }): void {
+function record(ctx: SluiceContext, sink: Recorded[], now: () => { fn: SluiceHandlerName; operation: string }): void {
   const install = (client: 's3' | 'ddb', stack: { add: (...args: never[]) => void }) => {
     const middleware =
       (next: (args: unknown) => Promise<unknown>, context: { commandName?: string }) => async (args: { input: Record<string, unknown> }) => {
@@ -78,11 +82,12 @@ function record(ctx: SluiceContext, sink: Recorded[], now: () => { fn: SluiceFun
 describe('each function may make every AWS call its operations make', () => {
   const calls: Recorded[] = [];
   const invoked = new Set<string>();
-  let allowed: Record<SluiceFunctionName, string[]>;
+  let allowed: Record<SluiceHandlerName, string[]>;
+  let pollerReport: DispatchReport | undefined;
 
   beforeAll(async () => {
     const ctx = await createTestContext({ graceMs: 1 });
-    let current: { fn: SluiceFunctionName; operation: string } = { fn: 'admin', operation: 'setup' };
+    let current: { fn: SluiceHandlerName; operation: string } = { fn: 'admin', operation: 'setup' };
     record(ctx, calls, () => current);
     const T0 = Date.now() - 60_000;
 
@@ -101,6 +106,8 @@ describe('each function may make every AWS call its operations make', () => {
     await run('admin', { op: 'describeTopicConfigs', topic: 't' });
     await run('admin', { op: 'alterTopicConfig', topic: 't', config: { 'retention.ms': 60000 } });
     await run('admin', { op: 'createPartitions', topic: 't', count: 3 });
+    await run('admin', { op: 'describeTopicConfigs', topic: 't' });
+    await run('admin', { op: 'alterTopicConfig', topic: 't', config: { 'retention.ms': 1 } });
     await run('admin', { op: 'getOpenApi' });
     await run('admin', { op: 'createTopic', name: 'dlq', partitions: 1 });
     await run('admin', {
@@ -139,14 +146,39 @@ describe('each function may make every AWS call its operations make', () => {
     await run('admin', { op: 'deleteSubscription', name: 's' });
     await run('admin', { op: 'deleteTopic', topic: 't' });
 
-    const { template } = synthesize((app) => new SluiceStack(app, 'SluicePermissions'));
+    // The subscriptions poller: one run delivering a topic to an HTTPS target that refuses one
+    // poison record, which bisection isolates and sends to a dead-letter topic (an append).
+    const target = await TargetServer.start();
+    target.reply = (batch) => ({ status: batch.values.includes('poison') ? 500 : 200 });
+    await run('admin', { op: 'createTopic', name: 'pushed', partitions: 2 });
+    await run('admin', { op: 'createTopic', name: 'pushed-dlq', partitions: 1 });
+    await run('produce', { op: 'produce', topic: 'pushed', records: ['a', 'b', 'poison', 'c'].map((value) => ({ partition: 0, value })) });
+    await run('admin', {
+      op: 'createSubscription', name: 'pushed', topic: 'pushed', target: { type: 'https', url: target.url }, startingPosition: 'TRIM_HORIZON',
+      bisectBatchOnFunctionError: true, maximumRetryAttempts: 0, onFailure: { type: 'topic', topic: 'pushed-dlq' },
+    });
+    current = { fn: 'subscriptions', operation: 'dispatch' };
+    pollerReport = await runDispatcherFor(ctx, {
+      deadlineMs: ctx.now() + 4000, pollIntervalMs: 20, refreshIntervalMs: 100, leaseMs: 3000, backoff: { baseMs: 10, maxMs: 40 },
+    });
+    await target.close();
+
+    const { template } = synthesize((app) => {
+      const stack = new SluiceStack(app, 'SluicePermissions');
+      const fn = new lambda.Function(stack, 'Target', { runtime: lambda.Runtime.NODEJS_22_X, handler: 'index.handler', code: lambda.Code.fromInline('exports.handler=async()=>{}') });
+      stack.log.addSubscription('Pushed', { topic: 'pushed', target: fn });
+      return stack;
+    });
     const ids = functionIds(template);
-    allowed = Object.fromEntries(SLUICE_FUNCTION_NAMES.map((fn) => [fn, roleActions(template, roleOfFunction(template, ids[fn]))])) as typeof allowed;
+    allowed = Object.fromEntries(SLUICE_HANDLER_NAMES.map((fn) => [fn, roleActions(template, roleOfFunction(template, ids[fn]))])) as typeof allowed;
   }, 120_000);
 
-  it('walks every operation of the table, and retention', () => {
+  it('walks every operation of the table, retention, and a poller run', () => {
     expect([...invoked].sort()).toEqual(allOperations.map((o) => o.name).sort());
     expect(calls.some((c) => c.fn === 'retention')).toBe(true);
+    // The poller delivered, and appended the poison record's metadata to the dead-letter topic.
+    expect(pollerReport).toMatchObject({ recordsDelivered: 3, onFailureRecords: 1, errors: 0 });
+    expect(calls.some((c) => c.fn === 'subscriptions' && c.command === 'PutObject')).toBe(true);
     // resetOffsets {timestamp} really reads a segment, or this walk would prove nothing about it.
     expect(calls.some((c) => c.operation === 'resetOffsets' && c.command === 'GetObject')).toBe(true);
   });
