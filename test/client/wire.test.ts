@@ -37,8 +37,6 @@ describe('SluiceApi', () => {
     await api.describeGroup('g');
     await api.deleteGroup('g');
     await api.resetOffsets('g', { topic: 't', to: 'earliest' });
-    await api.describeTopicConfigs('t');
-    await api.alterTopicConfig('t', { 'retention.ms': 1000 });
     await api.createSubscription({ name: 's', topic: 't', target: { type: 'https', url: 'https://example.com/' } });
     await api.listSubscriptions();
     await api.describeSubscription('s');

@@ -29,8 +29,6 @@ const API_MD_ROUTES: Record<string, string> = {
   'GET /v1/groups/{group}/offsets': 'groups',
   'POST /v1/groups/{group}/offsets/reset': 'groups',
   'GET /v1/openapi.json': 'admin',
-  'PATCH /v1/topics/{topic}': 'admin',
-  'GET /v1/topics/{topic}/configs': 'admin',
   'POST /v1/subscriptions': 'admin',
   'GET /v1/subscriptions': 'admin',
   'GET /v1/subscriptions/{name}': 'admin',
