@@ -4,6 +4,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { benchBreakdown, type BreakdownRow } from './breakdown.js';
 import { benchCodec, type CodecResult } from './codec.js';
+import { benchCompaction, compactionSection, type CompactionResult } from './compaction.js';
 import {
   ASSUMPTIONS,
   JSON_BYTES_PER_RECORD,
@@ -310,6 +311,7 @@ async function main(): Promise<void> {
   let throughput: ThroughputResult;
   let breakdown: BreakdownRow[];
   let multiWriter: MultiWriterResult;
+  let compaction: CompactionResult;
   try {
     // First, while the emulators hold no data: its ratio compares CPU-bound sides, and the
     // emulators' growing stores would weigh on the side with more processes.
@@ -318,6 +320,7 @@ async function main(): Promise<void> {
     throughput = await benchThroughput(storage, 5, 8, progress);
     progress('CPU breakdown: log layer, + handler, + HTTP');
     breakdown = await benchBreakdown(storage, 3, 8);
+    compaction = await benchCompaction(storage, progress);
   } finally {
     await storage.close();
   }
@@ -376,6 +379,8 @@ async function main(): Promise<void> {
     costSection(lines, counted, requests, breakdown),
     '',
     multiWriterSection(multiWriter),
+    '',
+    compactionSection(compaction),
     '',
   ].join('\n');
   writeFileSync(new URL('./results.md', import.meta.url), markdown);
