@@ -42,12 +42,12 @@ describe('kafkajs admin: compacted topics', () => {
 
   it('alterConfigs switches a topic to compact,delete; an unknown policy is INVALID_CONFIG and changes nothing', async () => {
     await admin.createTopics({ topics: [{ topic: 'events' }] });
-    await admin.alterConfigs({ resources: [{ type: TOPIC, name: 'events', configEntries: [{ name: 'cleanup.policy', value: 'delete,compact' }, { name: 'delete.retention.ms', value: '60000' }] }] });
+    await admin.alterConfigs({ validateOnly: false, resources: [{ type: TOPIC, name: 'events', configEntries: [{ name: 'cleanup.policy', value: 'delete,compact' }, { name: 'delete.retention.ms', value: '60000' }] }] });
     const configs = await configsOf('events');
     expect(configs.get('cleanup.policy')!.configValue).toBe('compact,delete');
     expect(configs.get('delete.retention.ms')!.configValue).toBe('60000');
     const refused = await admin
-      .alterConfigs({ resources: [{ type: TOPIC, name: 'events', configEntries: [{ name: 'cleanup.policy', value: 'compact,shred' }] }] })
+      .alterConfigs({ validateOnly: false, resources: [{ type: TOPIC, name: 'events', configEntries: [{ name: 'cleanup.policy', value: 'compact,shred' }] }] })
       .then(
         () => undefined,
         (e: { errors?: { type?: string }[]; type?: string }) => e.errors?.[0]?.type ?? e.type ?? String(e),
