@@ -132,11 +132,10 @@ class DispatcherLoop implements Dispatcher {
     const types = new Set(this.options.targetTypes ?? ['lambda', 'https']);
     const subs = (await listStoredSubscriptions(this.ctx)).filter((s) => s.enabled && types.has(s.target.type) && (!only || only.has(s.name)));
     const current = new Map(subs.map((s) => [s.name, s] as const));
-    // Workers of subscriptions gone, disabled or re-created stop; finished workers make room.
-    for (const [key, worker] of this.workers) {
+    // Workers of subscriptions gone, disabled or re-created stop (and leave the map when done).
+    for (const worker of this.workers.values()) {
       const sub = current.get(worker.subscription.name);
       if (!sub || sub.createdAt !== worker.subscription.createdAt) worker.stop();
-      void worker.done.then(() => this.workers.get(key) === worker && this.workers.delete(key));
     }
     for (const sub of subs) {
       if (!this.running()) return;
@@ -174,8 +173,12 @@ class DispatcherLoop implements Dispatcher {
       free.map(async (partition) => {
         const worker = await PartitionWorker.start(this.ctx, sub, topic, partition, workerOptions);
         if (!worker) return;
-        if (this.running()) this.workers.set(key(sub.name, partition), worker);
-        else {
+        if (this.running()) {
+          const k = key(sub.name, partition);
+          this.workers.set(k, worker);
+          // A finished worker (stopped, lease lost, topic deleted) makes room for the next one.
+          void worker.done.then(() => this.workers.get(k) === worker && this.workers.delete(k));
+        } else {
           worker.stop();
           await worker.done;
         }

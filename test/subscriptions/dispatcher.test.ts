@@ -210,7 +210,7 @@ describe('the dispatcher', () => {
     const topic = await createTopic(ctx, 'tail', 2);
     await subscribe({ name: 'tail', topic: 'tail' });
     await subscribe({ name: 'tail-off', topic: 'tail', enabled: false });
-    dispatch({ pollIntervalMs: 100 });
+    dispatch({ pollIntervalMs: 100, subscriptions: ['tail', 'tail-off'] });
     await waitFor(async () => (await listDeliveryLeases(ctx, 'tail')).filter((l) => l.owner).length === 2, 'both partitions leased');
     // From the append's acknowledgment to the request's arrival. The machine running the tests
     // may be loaded (its emulators share the CPU with every test file), so the best of three
