@@ -3,8 +3,9 @@
 // consumer group it is: protocol type `consumer`, its assignor as the protocol (`sticky` as
 // Kafka's `cooperative-sticky`, which it implements), and each member's topics and partitions as
 // ConsumerProtocol subscription and assignment bytes (version 0), which Kafka's tools decode.
-// As Kafka's coordinator does, member metadata and assignment bytes are given only while the group
-// is Stable; a group that does not exist is described as Dead with no members.
+// As Kafka's coordinator does, a Kafka group's member metadata and assignment bytes are given only
+// while it is Stable (before, the leader's assignment is not known); a Sluice-native group's
+// always, its assignment being the coordinator's own. A group that does not exist is Dead.
 import type { SluiceContext } from '../context.js';
 import { classicMembers, metadataFor } from './classic-state.js';
 import { CONSUMER_PROTOCOL_TYPE, encodeAssignment, encodeSubscription } from './consumer-protocol.js';
@@ -75,8 +76,8 @@ export function kafkaDescription(state: GroupState): KafkaGroupDescription {
           groupInstanceId: null,
           clientId: m.clientId,
           clientHost: '',
-          metadata: stable ? encodeSubscription(m.topics) : Buffer.alloc(0),
-          assignment: stable ? encodeAssignment(state.assignment[memberId] ?? {}) : Buffer.alloc(0),
+          metadata: encodeSubscription(m.topics),
+          assignment: encodeAssignment(state.assignment[memberId] ?? {}),
         };
       }),
   };
