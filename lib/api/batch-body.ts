@@ -1,7 +1,8 @@
 // The server's half of the record-batches body (the format, the media type and the frame codec are
 // lib/records/batch-frames.ts, which the client shares): each produced batch checked as a Kafka
-// broker's LogValidator checks a producer's batch, refused as INVALID_REQUEST naming the frame, and
-// the fetch answer of stored batches (RecordBatchesReply).
+// broker's LogValidator checks a producer's batch (checkProducedBatch, which the Kafka gateway's
+// Produce shares), refused as INVALID_REQUEST naming the frame, and the fetch answer of stored
+// batches (RecordBatchesReply).
 import {
   type BatchSummary,
   CorruptRecordError,
@@ -54,23 +55,72 @@ function invalid(message: string, details: Record<string, unknown> = {}): Sluice
   return new SluiceError('INVALID_REQUEST', message, details);
 }
 
+/** A produced batch that passed every check: what the append needs of it. */
+export interface CheckedBatch {
+  readonly header: RecordBatchHeader;
+  readonly minTimestamp: number;
+  /** The larger of the batch as sent and as decompressed (BatchFrame.size). */
+  readonly size: number;
+}
+
 /**
- * Splits a produce body into frames and checks each batch as a Kafka broker's LogValidator does for
- * a producer's batch: the whole body must be frames, and every batch must decode (CRC, structure)
- * and follow the rules of lib/records/batch-frames.ts. Throws INVALID_REQUEST naming the frame.
+ * Why a produced batch is refused, in Kafka's terms: `corrupt` (CRC-32C, structure, a record that
+ * does not decode: Kafka's CORRUPT_MESSAGE), `compression` (a codec Sluice does not decode: Kafka's
+ * UNSUPPORTED_COMPRESSION_TYPE), `producer-rule` (it decodes but no producer may send it: Kafka's
+ * INVALID_RECORD), `too-large` (it decompresses past every topic's max.message.bytes).
+ */
+export type BatchFault = 'corrupt' | 'compression' | 'producer-rule' | 'too-large';
+
+/** A produced batch refused by checkProducedBatch; `message` says what is wrong, without where it was. */
+export class ProducedBatchError extends Error {
+  constructor(
+    readonly fault: BatchFault,
+    message: string,
+    /** The limit a `too-large` batch passed. */
+    readonly limit?: number,
+  ) {
+    super(message);
+    this.name = 'ProducedBatchError';
+  }
+}
+
+/**
+ * Checks one produced RecordBatch as a Kafka broker's LogValidator checks a producer's batch:
+ * it must decode (CRC, structure, every record) and follow the rules of lib/records/batch-frames.ts.
+ * Shared by the record-batches body (readBatchFrames) and the Kafka gateway's Produce.
+ * @throws ProducedBatchError
+ */
+export function checkProducedBatch(bytes: Buffer): CheckedBatch {
+  // Validated without decoding: the same checks as decodeRecordBatch (CRC-32C, structure, every
+  // record), no object per record. A batch the producer rules refuse is decoded again on that
+  // rare path, so the refusal names the record at fault.
+  const limits = { maxDecompressedBytes: MAX_DECOMPRESSED_BATCH_BYTES };
+  const summary = decoding(() => validateRecordBatch(bytes, 0, limits));
+  if (!obeysProducerRules(summary)) checkProducerBatch(decoding(() => decodeRecordBatch(bytes, 0, limits)));
+  return { header: summary.header, minTimestamp: summary.minTimestamp, size: Math.max(bytes.length, summary.decompressedSizeInBytes) };
+}
+
+/**
+ * Splits a produce body into frames and checks each batch (checkProducedBatch): the whole body
+ * must be frames. Throws INVALID_REQUEST naming the frame, or MESSAGE_TOO_LARGE for a batch that
+ * inflates past every topic's limit, as the topic's own check would.
  */
 export function readBatchFrames(body: Buffer): BatchFrame[] {
   const frames: BatchFrame[] = [];
   try {
     for (const { frame, position, partition, bytes } of decodeBatchFrames(body)) {
       const at = `frame ${frame} (byte ${position}), partition ${partition}`;
-      // Validated without decoding: the same checks as decodeRecordBatch (CRC-32C, structure, every
-      // record), no object per record. A batch the producer rules refuse is decoded again on that
-      // rare path, so the refusal names the record at fault.
-      const limits = { maxDecompressedBytes: MAX_DECOMPRESSED_BATCH_BYTES };
-      const summary = refusingCorrupt(() => validateRecordBatch(bytes, 0, limits), at, frame, partition);
-      if (!obeysProducerRules(summary)) checkProducerBatch(refusingCorrupt(() => decodeRecordBatch(bytes, 0, limits), at, frame, partition), at, frame);
-      frames.push({ partition, bytes, header: summary.header, minTimestamp: summary.minTimestamp, size: Math.max(bytes.length, summary.decompressedSizeInBytes) });
+      let checked: CheckedBatch;
+      try {
+        checked = checkProducedBatch(bytes);
+      } catch (e) {
+        if (!(e instanceof ProducedBatchError)) throw e;
+        if (e.fault === 'too-large') {
+          throw new SluiceError('MESSAGE_TOO_LARGE', `${at}: ${e.message}`, { frame, partition, maxMessageBytes: e.limit });
+        }
+        throw invalid(`${at}: ${e.message}`, e.fault === 'producer-rule' ? { frame } : { frame, partition });
+      }
+      frames.push({ partition, bytes, ...checked });
     }
   } catch (e) {
     if (e instanceof MalformedFramesError) throw invalid(e.message, e.partition === undefined ? { frame: e.frame } : { frame: e.frame, partition: e.partition });
@@ -79,24 +129,16 @@ export function readBatchFrames(body: Buffer): BatchFrame[] {
   return frames;
 }
 
-/**
- * Runs a codec call, turning its corruption errors into the frame's INVALID_REQUEST and a batch
- * that inflates past every topic's limit into MESSAGE_TOO_LARGE, as the topic's own check would.
- */
-function refusingCorrupt<T>(read: () => T, where: string, frame: number, partition: number): T {
+/** Runs a codec call, turning its errors into the batch's ProducedBatchError. */
+function decoding<T>(read: () => T): T {
   try {
     return read();
   } catch (e) {
     if (e instanceof DecompressedSizeError) {
-      throw new SluiceError('MESSAGE_TOO_LARGE', `${where}: the batch decompresses to more than ${e.limit} bytes, the largest max.message.bytes`, {
-        frame,
-        partition,
-        maxMessageBytes: e.limit,
-      });
+      throw new ProducedBatchError('too-large', `the batch decompresses to more than ${e.limit} bytes, the largest max.message.bytes`, e.limit);
     }
-    if (e instanceof CorruptRecordError || e instanceof UnsupportedCompressionError) {
-      throw invalid(`${where}: ${e.message}`, { frame, partition });
-    }
+    if (e instanceof UnsupportedCompressionError) throw new ProducedBatchError('compression', e.message);
+    if (e instanceof CorruptRecordError) throw new ProducedBatchError('corrupt', e.message);
     throw e;
   }
 }
@@ -115,9 +157,9 @@ function obeysProducerRules({ header, minTimestamp, offsetsDense }: BatchSummary
   );
 }
 
-/** The rules a producer's batch must follow beyond decoding; throws INVALID_REQUEST naming what broke one. */
-function checkProducerBatch({ header, records }: DecodedBatch, where: string, frame: number): void {
-  const fail = (why: string) => invalid(`${where}: ${why}`, { frame });
+/** The rules a producer's batch must follow beyond decoding; throws the producer-rule fault naming what broke one. */
+function checkProducerBatch({ header, records }: DecodedBatch): void {
+  const fail = (why: string) => new ProducedBatchError('producer-rule', why);
   if (header.baseOffset !== 0) throw fail(`baseOffset is ${header.baseOffset}; a producer sends 0`);
   if (header.isTransactional || header.isControl) throw fail('transactional and control batches are not supported');
   if (header.timestampType !== 'CreateTime') throw fail('a producer batch must use CreateTime timestamps');
@@ -131,7 +173,7 @@ function checkProducerBatch({ header, records }: DecodedBatch, where: string, fr
     if (r.timestamp < 0) throw fail(`record ${i} has a negative timestamp ${r.timestamp}`);
   }
   // obeysProducerRules and this function disagree: a bug, never a client's fault.
-  throw new Error(`${where}: batch refused by the fast producer check but not by the full one`);
+  throw new Error('batch refused by the fast producer check but not by the full one');
 }
 
 /**

@@ -22,7 +22,7 @@ describe('produceBatches', () => {
     expect((await getPartitionState(ctx, topic, 1)).logEndOffset).toBe(6);
   });
 
-  it('refused before any write: a partition twice, mixed producers, half-set producer fields, too large, missing partition', async () => {
+  it('refused before any write: a partition twice, mixed producers, an idempotent batch without a sequence, too large, missing partition', async () => {
     const ctx = await createTestContext();
     const topic = await createTopic(ctx, 't', 2, { 'max.message.bytes': 500 });
     const frames = (list: { partition: number; batch: Buffer }[]) => ({ topic: 't', batches: encodeBatchFrames(list) });
@@ -30,7 +30,8 @@ describe('produceBatches', () => {
     await expect(
       produceBatches(ctx, frames([{ partition: 0, batch: batch(1, { producerId: 1, producerEpoch: 0, baseSequence: 0 }) }, { partition: 1, batch: batch(1, { producerId: 2, producerEpoch: 0, baseSequence: 0 }) }])),
     ).rejects.toThrow(/one request has one producer/);
-    await expect(produceBatches(ctx, frames([{ partition: 0, batch: batch(1, { producerEpoch: 0 }) }]))).rejects.toMatchObject({ code: 'INVALID_REQUEST' });
+    // (producerId -1 with any epoch and sequence is a plain batch, as Kafka has it; an idempotent batch needs a sequence.)
+    await expect(produceBatches(ctx, frames([{ partition: 0, batch: batch(1, { producerId: 5, producerEpoch: 0, baseSequence: -1 }) }]))).rejects.toMatchObject({ code: 'INVALID_REQUEST' });
     await expect(produceBatches(ctx, frames([{ partition: 0, batch: batch(1, {}, 1000) }]))).rejects.toMatchObject({ code: 'MESSAGE_TOO_LARGE', details: { frame: 0 } });
     await expect(produceBatches(ctx, frames([{ partition: 2, batch: batch(1) }]))).rejects.toMatchObject({ code: 'UNKNOWN_TOPIC_OR_PARTITION' });
     await expect(produceBatches(ctx, { topic: 't', batches: 'not base64!' })).rejects.toMatchObject({ code: 'INVALID_REQUEST' });
