@@ -13,6 +13,8 @@ export interface KafkaConnection {
   sessionExpiresAt?: number;
   /** The mechanism the last SaslHandshake chose, until the SaslAuthenticate that uses it. */
   saslMechanism?: string;
+  /** Aborted when the connection closes: work done for it (a fetch's long-poll) stops. */
+  readonly signal: AbortSignal;
   /** Closes the connection after the responses already queued on it are written. */
   close(): void;
   /**

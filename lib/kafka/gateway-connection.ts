@@ -28,6 +28,7 @@ export class GatewayConnection implements KafkaConnection {
   sessionExpiresAt?: number;
   saslMechanism?: string;
 
+  private readonly closedController = new AbortController();
   private readonly frames: FrameReader;
   private readonly queue: Slot[] = [];
   private closing = false;
@@ -58,6 +59,10 @@ export class GatewayConnection implements KafkaConnection {
       if (!this.closing) this.readFrames();
     });
     logger.debug('kafka connection opened', { connection: this.id });
+  }
+
+  get signal(): AbortSignal {
+    return this.closedController.signal;
   }
 
   /** Closes after the responses already queued are written. */
@@ -161,6 +166,7 @@ export class GatewayConnection implements KafkaConnection {
     if (this.closed) return;
     this.closed = true;
     this.closing = true;
+    this.closedController.abort();
     this.metrics.connectionClosed();
     this.onClosed(this);
     logger.debug('kafka connection closed', { connection: this.id });

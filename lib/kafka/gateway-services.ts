@@ -3,6 +3,8 @@
 // that need shared machinery (the produce batcher, the group coordinator's caches) add it here.
 import type { SluiceContext } from '../context.js';
 import type { SaslMechanism } from './auth/iam-authenticator.js';
+import type { FetchWaiter } from './fetch-waiter.js';
+import type { ProduceBatcher } from './produce-batcher.js';
 
 export interface GatewaySettings {
   /** Kafka's socket.request.max.bytes: larger frames close the connection. @default 104857600 */
@@ -38,6 +40,10 @@ export interface GatewayServices {
   readonly requireAuthentication: boolean;
   /** The SASL mechanisms SaslHandshake offers (auth/: OAUTHBEARER with IAM tokens). @default [] */
   readonly saslMechanisms: readonly SaslMechanism[];
+  /** Produce batching across this gateway's connections (one intake object per window). */
+  readonly produceBatcher: ProduceBatcher;
+  /** Fetch long-polls: waits for records, woken by this gateway's appends and by polling STATE. */
+  readonly fetchWaiter: FetchWaiter;
   /** Registers work for the gateway's close (flushing a batcher), run after the connections close. */
   onClose(hook: () => Promise<void> | void): void;
 }

@@ -9,9 +9,11 @@ import type { SluiceContext } from '../context.js';
 import { logger } from '../observability/logger.js';
 import type { AnyKafkaApi } from './api-handler.js';
 import { KAFKA_APIS } from './apis/index.js';
+import { FetchWaiter } from './fetch-waiter.js';
 import { GatewayConnection } from './gateway-connection.js';
 import { GatewayMetrics, type GatewayStats } from './gateway-metrics.js';
 import type { GatewayServices, GatewaySettings } from './gateway-services.js';
+import { ProduceBatcher } from './produce-batcher.js';
 import { RequestDispatcher } from './request-dispatcher.js';
 import type { SaslMechanism } from './auth/iam-authenticator.js';
 
@@ -38,6 +40,10 @@ export interface KafkaGatewayOptions {
   readonly requireAuthentication?: boolean;
   /** The APIs served. @default KAFKA_APIS */
   readonly apis?: readonly AnyKafkaApi[];
+  /** Produce batching: how long a window collects produce requests of all connections. @default 25 */
+  readonly produceLingerMs?: number;
+  /** Produce batching: bytes at which a window is written at once. @default 8 MiB */
+  readonly produceBatchBytes?: number;
   /** How often per-API metrics are published as EMF. @default 60000 */
   readonly metricsIntervalMs?: number;
 }
@@ -84,6 +90,10 @@ export async function startKafkaGateway(ctx: SluiceContext, options: KafkaGatewa
 
   const apis = options.apis ?? KAFKA_APIS;
   const closeHooks: (() => Promise<void> | void)[] = [];
+  const produceBatcher = new ProduceBatcher(ctx, { lingerMs: options.produceLingerMs, batchBytes: options.produceBatchBytes });
+  const fetchWaiter = new FetchWaiter(ctx);
+  produceBatcher.onAppended((topic, partition, logEndOffset) => fetchWaiter.appended(topic, partition, logEndOffset));
+  closeHooks.push(() => fetchWaiter.close(), () => produceBatcher.close());
   const services: GatewayServices = {
     ctx,
     nodeId: options.nodeId ?? 0,
@@ -94,6 +104,8 @@ export async function startKafkaGateway(ctx: SluiceContext, options: KafkaGatewa
     apis,
     requireAuthentication: options.requireAuthentication ?? (options.saslMechanisms ?? []).length > 0,
     saslMechanisms: options.saslMechanisms ?? [],
+    produceBatcher,
+    fetchWaiter,
     onClose: (hook) => {
       closeHooks.push(hook);
     },
