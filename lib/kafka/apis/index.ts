@@ -7,6 +7,8 @@ import { apiVersionsApi } from './api-versions.js';
 import { createPartitionsApi } from './create-partitions.js';
 import { createTopicsApi } from './create-topics.js';
 import { deleteTopicsApi } from './delete-topics.js';
+import { fetchApi } from './fetch.js';
+import { initProducerIdApi } from './init-producer-id.js';
 import { describeConfigsApi } from './describe-configs.js';
 import { describeGroupsApi } from './describe-groups.js';
 import { findCoordinatorApi } from './find-coordinator.js';
@@ -22,6 +24,7 @@ import { offsetFetchApi } from './offset-fetch.js';
 import { saslAuthenticateApi } from './sasl-authenticate.js';
 import { saslHandshakeApi } from './sasl-handshake.js';
 import { syncGroupApi } from './sync-group.js';
+import { produceApi } from './produce.js';
 
 export const KAFKA_APIS: readonly AnyKafkaApi[] = [
   apiVersionsApi,
@@ -44,4 +47,7 @@ export const KAFKA_APIS: readonly AnyKafkaApi[] = [
   offsetFetchApi,
   listGroupsApi,
   describeGroupsApi,
+  produceApi,
+  fetchApi,
+  initProducerIdApi,
 ];

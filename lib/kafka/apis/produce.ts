@@ -24,7 +24,6 @@ import { isIssuedProducerId } from '../../metadata/producer-ids.js';
 import type { TopicMetadata } from '../../metadata/topics.js';
 import { logger } from '../../observability/logger.js';
 import type { KafkaApi, KafkaCall } from '../api-handler.js';
-import type { KafkaConnection } from '../connection.js';
 import { topicForPartitions } from '../topic-lookup.js';
 import { KafkaError, NONE, kafkaErrorCode, kafkaErrorName } from '../protocol/error-codes.js';
 import { ApiKey, type ProduceRequest, type ProduceResponse } from '../protocol/messages.js';
@@ -49,9 +48,6 @@ interface TopicPlan {
   readonly partitions: PartitionPlan[];
 }
 
-/** Each connection's last request's entry into the batching window: the next one enters after it. */
-const enqueued = new WeakMap<KafkaConnection, Promise<unknown>>();
-
 export const produceApi: KafkaApi<ProduceRequest, ProduceResponse> = {
   apiKey: ApiKey.Produce,
   name: 'Produce',
@@ -59,11 +55,13 @@ export const produceApi: KafkaApi<ProduceRequest, ProduceResponse> = {
   maxVersion: 7,
   async handle(request, call) {
     const planned = plan(request, call);
-    // Enter the window after this connection's previous request did, whatever finished planning first.
-    const previous = enqueued.get(call.connection) ?? Promise.resolve();
-    const entered = previous.then(() => planned).then((topics) => ({ topics, committed: append(call, topics) }));
-    enqueued.set(call.connection, entered.catch(() => undefined));
-    const { topics, committed } = await entered;
+    planned.catch(() => undefined); // awaited in the lane below; this only marks a rejection as handled meanwhile
+    // Enter the window after this connection's previous request did, whatever finished planning
+    // first; the lane waits for the entry only, not for the commit, so pipelined requests overlap.
+    const { topics, committed } = await call.connection.serially('produce', async () => {
+      const topics = await planned;
+      return { topics, committed: append(call, topics) };
+    });
     if (request.acks === 0) {
       void committed.then(
         () => {
