@@ -23,6 +23,7 @@ import { benchMultiWriter, multiWriterSection, type MultiWriterResult } from './
 import { TOPIC_CACHE_MS } from '../lib/metadata/topics.js';
 import { benchRequests, ddbWrites, requestsSection, total, type ProduceShape, type RequestsResult } from './requests.js';
 import { startBenchStorage } from './storage.js';
+import { benchSubscriptions, subscriptionsSection, type SubscriptionBenchResult } from './subscriptions.js';
 import { benchThroughput, type ThroughputResult } from './throughput.js';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
@@ -312,6 +313,7 @@ async function main(): Promise<void> {
   let breakdown: BreakdownRow[];
   let multiWriter: MultiWriterResult;
   let compaction: CompactionResult;
+  let subscriptions: SubscriptionBenchResult;
   try {
     // First, while the emulators hold no data: its ratio compares CPU-bound sides, and the
     // emulators' growing stores would weigh on the side with more processes.
@@ -321,6 +323,7 @@ async function main(): Promise<void> {
     progress('CPU breakdown: log layer, + handler, + HTTP');
     breakdown = await benchBreakdown(storage, 3, 8);
     compaction = await benchCompaction(storage, progress);
+    subscriptions = await benchSubscriptions(storage, progress);
   } finally {
     await storage.close();
   }
@@ -381,6 +384,8 @@ async function main(): Promise<void> {
     multiWriterSection(multiWriter),
     '',
     compactionSection(compaction),
+    '',
+    subscriptionsSection(subscriptions),
     '',
   ].join('\n');
   writeFileSync(new URL('./results.md', import.meta.url), markdown);
