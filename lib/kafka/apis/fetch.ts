@@ -102,9 +102,10 @@ export const fetchApi: KafkaApi<FetchRequest, FetchResponse> = {
 };
 
 function errorAnswer(request: FetchRequest, errorCode: number): FetchResponse {
+  // As Kafka's FetchRequest.getErrorResponse: the error at the top (v7+) and on every partition.
   return {
     throttleTimeMs: 0,
-    errorCode: NONE,
+    errorCode,
     sessionId: 0,
     responses: request.topics.map((t) => ({
       topic: t.topic,
