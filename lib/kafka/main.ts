@@ -27,6 +27,7 @@ async function main(): Promise<void> {
     advertisedPort: config.advertisedPort,
     connectionsMaxIdleMs: config.connectionsMaxIdleMs,
     socketRequestMaxBytes: config.socketRequestMaxBytes,
+    produceLingerMs: config.lingerMs,
     saslMechanisms,
     requireAuthentication: saslMechanisms.length > 0,
   });
@@ -35,6 +36,7 @@ async function main(): Promise<void> {
     advertisedHost: config.advertisedHost,
     advertisedPort: gateway.services.advertisedPort,
     authentication: config.authentication,
+    produceLingerMs: gateway.services.produceBatcher.lingerMs,
     gatewayId: config.gatewayId,
     allowedPrincipals: config.allowedPrincipals.length,
     table: ctx.table,

@@ -78,6 +78,7 @@ beforeAll(async () => {
     SLUICE_KAFKA_ALLOWED_PRINCIPALS: '111122223333',
     SLUICE_KAFKA_STS_ENDPOINT: sts.endpoint,
     SLUICE_KAFKA_SHUTDOWN_GRACE_MS: '5000',
+    SLUICE_KAFKA_LINGER_MS: '40',
     POWERTOOLS_LOG_LEVEL: 'INFO',
   });
 }, 120_000);
@@ -98,7 +99,7 @@ describe('the gateway image', () => {
     expect(bundle.match(/(?:^|[;\s])import\s*[^(]*?from\s*["'](?!node:)[^"']+["']/g) ?? []).toEqual([]);
   });
 
-  it('serves kafkajs with an IAM token, and nothing without one', async () => {
+  it('serves kafkajs with an IAM token (topics, produce), and nothing without one', async () => {
     const brokers = [`127.0.0.1:${gateway.port}`];
     const sasl = iamOAuthBearerProvider({
       gatewayId: '127.0.0.1',
@@ -106,12 +107,21 @@ describe('the gateway image', () => {
       stsEndpoint: sts.endpoint,
       credentials: { accessKeyId: WRITER.accessKeyId, secretAccessKey: WRITER.secretAccessKey },
     });
-    const admin = new Kafka({ clientId: 'image-test', brokers, sasl, logLevel: logLevel.NOTHING }).admin();
+    const client = new Kafka({ clientId: 'image-test', brokers, sasl, logLevel: logLevel.NOTHING });
+    const admin = client.admin();
     await admin.connect();
     try {
       expect(await admin.listTopics()).toEqual(['orders']);
     } finally {
       await admin.disconnect();
+    }
+    const producer = client.producer();
+    await producer.connect();
+    try {
+      const [sent] = await producer.send({ topic: 'orders', messages: [{ key: 'order-1', value: 'paid' }] });
+      expect(sent).toMatchObject({ topicName: 'orders', errorCode: 0, baseOffset: '0' });
+    } finally {
+      await producer.disconnect();
     }
     const anonymous = new Kafka({ clientId: 'image-test', brokers, logLevel: logLevel.NOTHING, retry: { retries: 0 } }).admin();
     try {
@@ -121,6 +131,7 @@ describe('the gateway image', () => {
       await anonymous.disconnect();
     }
     const logs = gateway.output();
+    expect(logs).toContain('"produceLingerMs":40');
     expect(logs).toContain('"message":"kafka SASL authenticated"');
     expect(logs).toContain('"principal":"arn:aws:iam::111122223333:user/writer"');
   });
