@@ -42,7 +42,7 @@ describe.skipIf(!kcat)('kcat -G (librdkafka consumer group) through the gateway'
   async function consume(): Promise<string[]> {
     const { stdout } = await run(
       'kcat',
-      ['-b', kafka.broker, '-G', 'kcat-readers', '-o', 'beginning', '-e', '-q', '-f', '%s\n', '-X', 'session.timeout.ms=6000', '-X', 'auto.commit.interval.ms=200', 'lines'],
+      ['-b', kafka.broker, '-G', 'kcat-readers', '-X', 'auto.offset.reset=earliest', '-e', '-q', '-f', '%s\n', '-X', 'session.timeout.ms=6000', '-X', 'auto.commit.interval.ms=200', 'lines'],
       { timeout: 60_000 },
     );
     return stdout.split('\n').filter((l) => l !== '');
