@@ -4,7 +4,8 @@
 // with the MEMBER_ID_REQUIRED round trip), and must all get the same generation, the same
 // leader and protocol, the leader all members' metadata, and every member its share of one
 // assignment. Then one member leaves through the other gateway, and the survivors rejoin into
-// the next generation across both processes.
+// the next generation across both processes. Last, a gateway is killed (-9) while its member waits
+// in JoinGroup: the group is not wedged, the orphaned member expires and the survivor ends Stable.
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
@@ -27,12 +28,13 @@ async function freePort(): Promise<number> {
 }
 
 let ctx: SluiceContext;
+let storage: { s3Endpoint: string; dynamodbEndpoint: string; bucket: string; table: string };
 const gateways: { processes: ServerProcesses; port: number }[] = [];
 
 beforeAll(async () => {
   ctx = await createTestContext();
   await createTopic(ctx, 'events', 6);
-  const storage = { s3Endpoint: inject('s3Endpoint'), dynamodbEndpoint: inject('dynamodbEndpoint'), bucket: ctx.bucket, table: ctx.table };
+  storage = { s3Endpoint: inject('s3Endpoint'), dynamodbEndpoint: inject('dynamodbEndpoint'), bucket: ctx.bucket, table: ctx.table };
   await Promise.all(
     [0, 1].map(async () => {
       const port = await freePort();
@@ -48,9 +50,9 @@ afterAll(async () => {
 
 const GROUP = 'across-processes';
 
-async function join(port: number, memberId = ''): Promise<JoinGroupResponse> {
+async function join(port: number, memberId = '', group = GROUP): Promise<JoinGroupResponse> {
   const response = await rawCall<JoinGroupResponse>(port, ApiKey.JoinGroup, 5, {
-    groupId: GROUP,
+    groupId: group,
     sessionTimeoutMs: 6000,
     rebalanceTimeoutMs: 8000,
     memberId,
@@ -61,7 +63,7 @@ async function join(port: number, memberId = ''): Promise<JoinGroupResponse> {
       { name: 'roundrobin', metadata: encodeSubscription(['events']) },
     ],
   });
-  if (response.errorCode === KafkaError.MEMBER_ID_REQUIRED) return join(port, response.memberId);
+  if (response.errorCode === KafkaError.MEMBER_ID_REQUIRED) return join(port, response.memberId, group);
   return response;
 }
 
@@ -127,5 +129,52 @@ describe('JoinGroup across two gateway processes', () => {
     const again = await syncAll(rest.map((m, i) => ({ port: m.port, joined: rejoined[i] })));
     expect([...again.values()].flat().sort()).toEqual([0, 1, 2, 3, 4, 5]);
     expect([...again.keys()].sort()).toEqual(rest.map((m) => m.joined.memberId).sort());
+  });
+});
+
+describe('a gateway process killed during the rendezvous', () => {
+  it("does not wedge the group: the dead gateway's member expires and the survivor ends Stable alone", async () => {
+    const group = 'survives-a-crash';
+    const doomedPort = await freePort();
+    const doomed = new ServerProcesses(storage, { KAFKA_PORT: String(doomedPort), SLUICE_RETENTION_INTERVAL_MS: '600000' });
+    await doomed.start(1);
+    // A joins through the doomed gateway and waits in JoinGroup (the initial rebalance delay)...
+    const orphan = join(doomedPort, '', group).catch(() => undefined);
+    await new Promise((r) => setTimeout(r, 1000));
+    // ...which dies with the request in flight (kill -9: no LeaveGroup, no answer).
+    await doomed.kill(doomed.all[0]);
+    expect(await orphan).toBeUndefined();
+    // B joins through a live gateway and behaves like a client until the group is Stable with it alone.
+    const port = gateways[0].port;
+    let joined = await join(port, '', group);
+    const started = Date.now();
+    for (;;) {
+      expect(Date.now() - started, 'the group settled').toBeLessThan(40_000);
+      const synced = await rawCall<SyncGroupResponse>(port, ApiKey.SyncGroup, 3, {
+        groupId: group,
+        generationId: joined.generationId,
+        memberId: joined.memberId,
+        groupInstanceId: null,
+        assignments: joined.leader === joined.memberId ? plan(joined) : [],
+      });
+      if (synced.errorCode === KafkaError.NONE && joined.members!.length === 1) {
+        expect(decodeAssignment(synced.assignment!)).toEqual({ events: [0, 1, 2, 3, 4, 5] });
+        break;
+      }
+      // Not alone yet (the orphan is a member until its session expires): heartbeat until told to rejoin.
+      if (synced.errorCode === KafkaError.NONE) {
+        for (;;) {
+          const beat = await rawCall<HeartbeatResponse>(port, ApiKey.Heartbeat, 3, { groupId: group, generationId: joined.generationId, memberId: joined.memberId, groupInstanceId: null });
+          if (beat.errorCode !== KafkaError.NONE) break;
+          await new Promise((r) => setTimeout(r, 500));
+        }
+      } else {
+        expect(synced.errorCode).toBe(KafkaError.REBALANCE_IN_PROGRESS);
+      }
+      joined = await join(port, joined.memberId, group);
+    }
+    const described = await describeGroup(ctx, group);
+    expect(described.state).toBe('Stable');
+    expect(described.members.map((m) => m.memberId)).toEqual([joined.memberId]);
   });
 });
