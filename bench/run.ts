@@ -5,6 +5,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { benchBreakdown, type BreakdownRow } from './breakdown.js';
 import { benchCodec, type CodecResult } from './codec.js';
 import { benchCompaction, compactionSection, type CompactionResult } from './compaction.js';
+import { benchKafkaGateway, kafkaGatewaySection, type KafkaGatewayBenchResult } from './kafka-gateway.js';
 import {
   ASSUMPTIONS,
   JSON_BYTES_PER_RECORD,
@@ -314,6 +315,7 @@ async function main(): Promise<void> {
   let multiWriter: MultiWriterResult;
   let compaction: CompactionResult;
   let subscriptions: SubscriptionBenchResult;
+  let kafkaGateway: KafkaGatewayBenchResult;
   try {
     // First, while the emulators hold no data: its ratio compares CPU-bound sides, and the
     // emulators' growing stores would weigh on the side with more processes.
@@ -324,6 +326,7 @@ async function main(): Promise<void> {
     breakdown = await benchBreakdown(storage, 3, 8);
     compaction = await benchCompaction(storage, progress);
     subscriptions = await benchSubscriptions(storage, progress);
+    kafkaGateway = await benchKafkaGateway(storage, progress);
   } finally {
     await storage.close();
   }
@@ -386,6 +389,8 @@ async function main(): Promise<void> {
     compactionSection(compaction),
     '',
     subscriptionsSection(subscriptions),
+    '',
+    kafkaGatewaySection(kafkaGateway, counted),
     '',
   ].join('\n');
   writeFileSync(new URL('./results.md', import.meta.url), markdown);
