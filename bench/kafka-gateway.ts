@@ -17,10 +17,14 @@ import { encodeRecordBatch } from '../lib/records/index.js';
 import { type CountedRequests, modelCost } from './cost-model.js';
 import type { BenchStorage } from './storage.js';
 
-/** Fargate (arm64, us-east-1) and NLB list prices, USD per hour, for the gateway's compute: assumptions, printed. */
-export const GATEWAY_PRICES = { fargateVcpuHour: 0.03238, fargateGbHour: 0.00356, nlbHour: 0.0225 } as const;
-/** The modeled gateway: one task of 0.25 vCPU and 0.5 GB behind one NLB (LCUs at 1 MB/s are a rounding error). */
-export const GATEWAY_TASK = { vcpu: 0.25, gb: 0.5 } as const;
+/**
+ * Fargate (arm64, us-east-1) and NLB list prices, USD per hour, for the gateway's compute: assumptions,
+ * printed. An NLB also bills NLCUs; for TCP one NLCU-hour covers 1 GB processed, which at these rates
+ * is the binding dimension, so every GB through the NLB costs one NLCU-hour.
+ */
+export const GATEWAY_PRICES = { fargateVcpuHour: 0.03238, fargateGbHour: 0.00356, nlbHour: 0.0225, nlcuHour: 0.006, nlcuGbPerHour: 1 } as const;
+/** The smallest Fargate task (0.25 vCPU, 0.5 GB); larger loads get vCPUs by the measured rate, 2 GB each. */
+export const GATEWAY_TASK = { vcpu: 0.25, gb: 0.5, gbPerVcpu: 2 } as const;
 
 export interface KafkaGatewayBenchResult {
   readonly records: number;
@@ -115,11 +119,19 @@ export async function benchKafkaGateway(storage: BenchStorage, progress: (line: 
 const f = (x: number, d = 0) => x.toLocaleString('en-US', { minimumFractionDigits: d, maximumFractionDigits: d });
 const usd = (x: number) => `$${x.toFixed(4)}`;
 
-/** Gateway ingest $/GB: section (d)'s S3, DynamoDB and maintenance for intake objects carrying `windowMs` of data, + the task and NLB hours. */
-export function gatewayIngestPerGb(counted: CountedRequests, windowMs: number) {
-  const line = modelCost({ recordBytes: 1024, mbPerSecond: 1, partitions: 16, shape: 'keyless', lingerMs: windowMs }, counted);
-  const gbPerHour = 3600 / 1024;
-  const compute = (GATEWAY_TASK.vcpu * GATEWAY_PRICES.fargateVcpuHour + GATEWAY_TASK.gb * GATEWAY_PRICES.fargateGbHour + GATEWAY_PRICES.nlbHour) / gbPerHour;
+/**
+ * Gateway ingest $/GB: section (d)'s S3, DynamoDB and maintenance for intake objects carrying
+ * `windowMs` of data, + the task, NLB and NLCU hours. The task gets the vCPUs `mbPerSecond` needs at
+ * `mbPerVcpu` (the gateway's measured single-process rate), at least the smallest task.
+ */
+export function gatewayIngestPerGb(counted: CountedRequests, windowMs: number, mbPerSecond = 1, mbPerVcpu = Infinity) {
+  const line = modelCost({ recordBytes: 1024, mbPerSecond, partitions: 16, shape: 'keyless', lingerMs: windowMs }, counted);
+  const gbPerHour = (mbPerSecond * 3600) / 1024;
+  const vcpu = Math.max(GATEWAY_TASK.vcpu, mbPerSecond / mbPerVcpu);
+  const gb = Math.max(GATEWAY_TASK.gb, vcpu * GATEWAY_TASK.gbPerVcpu);
+  const compute =
+    (vcpu * GATEWAY_PRICES.fargateVcpuHour + gb * GATEWAY_PRICES.fargateGbHour + GATEWAY_PRICES.nlbHour) / gbPerHour +
+    GATEWAY_PRICES.nlcuHour / GATEWAY_PRICES.nlcuGbPerHour;
   const storage = line.ingest.s3Put + line.ingest.dynamodb + line.ingest.maintenance;
   return { storage, compute, total: storage + compute, kinesis: line.kinesisOnDemand.ingest, http: line.ingest.total };
 }
@@ -134,6 +146,11 @@ export function kafkaGatewaySection(r: KafkaGatewayBenchResult, counted: Counted
   const rows = [DEFAULT_LINGER_MS, 250, 500, 1000, 2000].map((linger) => ({ linger, ...gatewayIngestPerGb(counted, Math.max(clientLingerMs, linger)) }));
   const meets = rows.find((row) => row.total <= row.kinesis / 8);
   const atDefault = rows[0];
+  // The task, NLB and NLCU are fixed per hour or per GB, so the target depends on throughput: the
+  // same model at larger rates, the task sized by the gateway's rate measured above (per vCPU).
+  const mbPerVcpu = (gatewayRate * r.recordBytes) / (1024 * 1024);
+  const byRate = [1, 2, 5, 10, 20, 50].map((mb) => ({ mb, ...gatewayIngestPerGb(counted, Math.max(clientLingerMs, DEFAULT_LINGER_MS), mb, mbPerVcpu) }));
+  const rateMeets = byRate.find((row) => row.total <= row.kinesis / 8);
   return [
     '## Kafka gateway: kafkajs through the gateway, batching across connections, and its $/GB',
     '',
@@ -147,9 +164,9 @@ export function kafkaGatewaySection(r: KafkaGatewayBenchResult, counted: Counted
     '',
     `Modeled gateway ingest at 1 KB records, 1 MB/s, ${clientLingerMs} ms client linger (section (d)'s S3 PUT, DynamoDB and maintenance per intake object, sticky`,
     `partitioner, no Lambda or API Gateway; plus one ${GATEWAY_TASK.vcpu} vCPU / ${GATEWAY_TASK.gb} GB Fargate task at $${GATEWAY_PRICES.fargateVcpuHour}/vCPU-h and $${GATEWAY_PRICES.fargateGbHour}/GB-h`,
-    `and one NLB at $${GATEWAY_PRICES.nlbHour}/h), by the gateway's linger, beside Kinesis on-demand ingest (${usd(atDefault.kinesis)}/GB):`,
+    `and one NLB at $${GATEWAY_PRICES.nlbHour}/h plus $${GATEWAY_PRICES.nlcuHour} per NLCU-hour, ${GATEWAY_PRICES.nlcuGbPerHour} GB each), by the gateway's linger, beside Kinesis on-demand ingest (${usd(atDefault.kinesis)}/GB):`,
     '',
-    '| gateway linger | storage requests $/GB | task + NLB $/GB | gateway ingest $/GB | share of Kinesis on-demand |',
+    '| gateway linger | storage requests $/GB | task + NLB + NLCU $/GB | gateway ingest $/GB | share of Kinesis on-demand |',
     '|---|---|---|---|---|',
     ...rows.map((row) => `| ${row.linger} ms | ${usd(row.storage)} | ${usd(row.compute)} | ${usd(row.total)} | ${f((row.total / row.kinesis) * 100, 1)}% |`),
     '',
@@ -158,5 +175,16 @@ export function kafkaGatewaySection(r: KafkaGatewayBenchResult, counted: Counted
         (meets.linger === DEFAULT_LINGER_MS ? ', the default.' : `; at the default ${DEFAULT_LINGER_MS} ms a lone client's 100 ms requests each make an intake object (${usd(atDefault.total)}/GB, ${f((atDefault.total / atDefault.kinesis) * 100, 1)}% of Kinesis).`)
       : `The target of at most 1/8 of Kinesis on-demand (${usd(atDefault.kinesis / 8)}/GB) is not met at any gateway linger modeled here (best ${usd(Math.min(...rows.map((x) => x.total)))}/GB).`,
     `The same workload through Lambda and API Gateway at 100 ms linger models at ${usd(atDefault.http)}/GB.`,
+    '',
+    `By throughput, at ${clientLingerMs} ms client linger, with the task sized at ${f(mbPerVcpu, 1)} MB/s per vCPU (this run's single-process gateway rate`,
+    `above; at least ${GATEWAY_TASK.vcpu} vCPU, ${GATEWAY_TASK.gbPerVcpu} GB per vCPU) and one NLB:`,
+    '',
+    '| MB/s | storage requests $/GB | task + NLB + NLCU $/GB | gateway ingest $/GB | Kinesis on-demand $/GB | share of Kinesis |',
+    '|---|---|---|---|---|---|',
+    ...byRate.map((row) => `| ${row.mb} | ${usd(row.storage)} | ${usd(row.compute)} | ${usd(row.total)} | ${usd(row.kinesis)} | ${f((row.total / row.kinesis) * 100, 1)}% |`),
+    '',
+    rateMeets
+      ? `At 1 MB/s the hourly NLB and task dominate (${usd(byRate[0].compute)} of ${usd(byRate[0].total)}/GB); the 1/8 target is met from ${rateMeets.mb} MB/s (${usd(rateMeets.total)}/GB, ${f((rateMeets.total / rateMeets.kinesis) * 100, 1)}% of Kinesis).`
+      : `The 1/8 target is not met at any throughput modeled here (best ${usd(Math.min(...byRate.map((x) => x.total)))}/GB at ${byRate[byRate.length - 1].mb} MB/s).`,
   ].join('\n');
 }

@@ -77,3 +77,28 @@ export function checkBrokerName(name: string, nodeId: number): void {
 export function unsupportedResource(type: number, name: string): SluiceError {
   return new SluiceError('INVALID_REQUEST', `config resource type ${type} ('${name}') is not supported: Sluice has topic configs and fixed broker defaults`);
 }
+
+/** A config resource of an alter request, as AlterConfigs and IncrementalAlterConfigs name it. */
+export interface ConfigResourceRef {
+  readonly resourceType: number;
+  readonly resourceName: string;
+}
+
+/**
+ * One answer per resource of an alter request, in request order. Each resource succeeds or fails
+ * on its own, as a Kafka controller answers; a resource named twice is refused for both mentions.
+ */
+export function alterEachResource<R extends ConfigResourceRef>(
+  resources: readonly R[],
+  alter: (resource: R) => Promise<void>,
+): Promise<(ConfigResourceRef & ItemError)[]> {
+  const key = (r: ConfigResourceRef) => `${r.resourceType}:${r.resourceName}`;
+  const twice = duplicates(resources.map(key));
+  return Promise.all(
+    resources.map(async (r) => {
+      const base = { resourceType: r.resourceType, resourceName: r.resourceName };
+      if (twice.has(key(r))) return { ...base, ...itemError(duplicateError('resource', r.resourceName), '') };
+      return { ...base, ...(await perItem(`alter configs of ${r.resourceName}`, () => alter(r))) };
+    }),
+  );
+}

@@ -9,7 +9,7 @@ import { SluiceError } from '../../errors.js';
 import { alterTopicConfig, topicConfigKeys } from '../../metadata/alter-topic-config.js';
 import type { KafkaApi, KafkaCall } from '../api-handler.js';
 import { ApiKey, type AlterConfigsRequest, type AlterConfigsResponse } from '../protocol/messages.js';
-import { ConfigResourceType, checkBrokerName, duplicateError, duplicates, itemError, perItem, unsupportedResource } from './admin-results.js';
+import { ConfigResourceType, alterEachResource, checkBrokerName, duplicateError, duplicates, unsupportedResource } from './admin-results.js';
 
 /** Fixed broker configs: a change to any is refused, as Kafka refuses a static broker config. */
 export function refuseBrokerChange(names: readonly string[]): void {
@@ -48,15 +48,7 @@ export const alterConfigsApi: KafkaApi<AlterConfigsRequest, AlterConfigsResponse
   minVersion: 0,
   maxVersion: 2,
   async handle(request, call) {
-    const key = (r: { resourceType: number; resourceName: string }) => `${r.resourceType}:${r.resourceName}`;
-    const twice = duplicates(request.resources.map(key));
-    const responses = await Promise.all(
-      request.resources.map(async (r): Promise<AlterConfigsResponse.AlterConfigsResourceResponse> => {
-        const base = { resourceType: r.resourceType, resourceName: r.resourceName };
-        if (twice.has(key(r))) return { ...base, ...itemError(duplicateError('resource', r.resourceName), '') };
-        return { ...base, ...(await perItem(`alter configs of ${r.resourceName}`, () => alterResource(r, request.validateOnly, call))) };
-      }),
-    );
+    const responses = await alterEachResource(request.resources, (r) => alterResource(r, request.validateOnly, call));
     return { throttleTimeMs: 0, responses };
   },
   errorResponse(request, errorCode) {

@@ -11,7 +11,7 @@ import { type TopicConfigChanges, alterTopicConfig } from '../../metadata/alter-
 import type { TopicConfig } from '../../metadata/topics.js';
 import type { KafkaApi, KafkaCall } from '../api-handler.js';
 import { ApiKey, type IncrementalAlterConfigsRequest, type IncrementalAlterConfigsResponse } from '../protocol/messages.js';
-import { ConfigResourceType, checkBrokerName, duplicateError, duplicates, itemError, perItem, unsupportedResource } from './admin-results.js';
+import { ConfigResourceType, alterEachResource, checkBrokerName, duplicateError, duplicates, unsupportedResource } from './admin-results.js';
 import { refuseBrokerChange } from './alter-configs.js';
 
 /** Kafka's AlterConfigOp.OpType ids. */
@@ -93,15 +93,7 @@ export const incrementalAlterConfigsApi: KafkaApi<IncrementalAlterConfigsRequest
   minVersion: 0,
   maxVersion: 1,
   async handle(request, call) {
-    const key = (r: { resourceType: number; resourceName: string }) => `${r.resourceType}:${r.resourceName}`;
-    const twice = duplicates(request.resources.map(key));
-    const responses = await Promise.all(
-      request.resources.map(async (r): Promise<IncrementalAlterConfigsResponse.AlterConfigsResourceResponse> => {
-        const base = { resourceType: r.resourceType, resourceName: r.resourceName };
-        if (twice.has(key(r))) return { ...base, ...itemError(duplicateError('resource', r.resourceName), '') };
-        return { ...base, ...(await perItem(`alter configs of ${r.resourceName}`, () => alterResource(r, request.validateOnly, call))) };
-      }),
-    );
+    const responses = await alterEachResource(request.resources, (r) => alterResource(r, request.validateOnly, call));
     return { throttleTimeMs: 0, responses };
   },
   errorResponse(request, errorCode) {
