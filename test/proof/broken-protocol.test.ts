@@ -7,7 +7,7 @@
 //                                remove while another spiller adopted its item, removes entries
 //                                nobody spilled when it meets a full tail (one whose filler died
 //                                before spilling it) and moves tailBase: acknowledged records are lost.
-//   base from a stale read       appendEntry answers the logEndOffset of a read made before the
+//   base from a stale read       appendEntries answers the logEndOffset of a read made before the
 //                                update, not the one the update replaced: two racing (or a paused
 //                                and a running) writers are acknowledged at the same offset.
 import fc from 'fast-check';
@@ -34,13 +34,14 @@ vi.mock('../../lib/metadata/partition-state.js', async (importOriginal) => {
     };
     return actual.removeSpilledEntries({ ...ctx, ddb: ddb as never }, topic, partition, tailBase, entries, count);
   };
-  const appendEntry: typeof actual.appendEntry = async (ctx, req) => {
-    if (broken.mode !== 'staleBase') return actual.appendEntry(ctx, req);
+  // Every append commits through appendEntries (lib/log/append.ts, one update per partition).
+  const appendEntries: typeof actual.appendEntries = async (ctx, req) => {
+    if (broken.mode !== 'staleBase') return actual.appendEntries(ctx, req);
     const seen = await actual.getPartitionState(ctx, req.topic, req.partition);
-    const before = await actual.appendEntry(ctx, req);
+    const before = await actual.appendEntries(ctx, req);
     return { ...before, logEndOffset: seen.logEndOffset };
   };
-  return { ...actual, removeSpilledEntries, appendEntry };
+  return { ...actual, removeSpilledEntries, appendEntries };
 });
 
 let harness: LogHarness;
