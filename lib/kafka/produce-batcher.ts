@@ -119,7 +119,7 @@ export class ProduceBatcher {
     const requests = window.flatMap((p) => p.requests);
     let results: PartitionAppendResult[][];
     try {
-      results = await appendRequests(this.ctx, requests);
+      results = await appendRequests(this.ctx, requests, { withLogStartOffset: true });
     } catch (e) {
       for (const p of window) p.reject(e);
       return;

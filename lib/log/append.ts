@@ -55,7 +55,18 @@ export interface EncodedBatch {
 }
 
 export type PartitionAppendResult =
-  | { readonly partition: number; readonly baseOffset: number; readonly count: number; readonly duplicate?: boolean }
+  | {
+      readonly partition: number;
+      readonly baseOffset: number;
+      readonly count: number;
+      readonly duplicate?: boolean;
+      /**
+       * The partition's log start offset as the commit found it (Kafka's Produce v5+ answer): only
+       * when appendRequests is asked for it (`withLogStartOffset`), read off the STATE the commit
+       * already returns, so it costs no request.
+       */
+      readonly logStartOffset?: number;
+    }
   | { readonly partition: number; readonly error: SluiceError };
 
 /** Bound on refused updates (full tails spilled, producer entries expired) within one append. */
@@ -89,6 +100,8 @@ interface PartitionWrite {
   /** Where the batch lies in the intake object. */
   position: number;
   result?: PartitionAppendResult;
+  /** The partition's log start offset in the STATE that acknowledged the batch. */
+  logStartOffset?: number;
 }
 
 /**
@@ -115,9 +128,14 @@ export async function appendToPartitions(
  * the first's update (STATE remembers one batch per producer). When an update is refused, one read
  * decides each batch as appendToPartitions would (a duplicate gets its original offsets, a
  * sequence error is that request's alone) and the others are tried again; a refusal no read
- * explains makes each batch commit on its own. Results per request, each in the order of its appends.
+ * explains makes each batch commit on its own. Results per request, each in the order of its appends;
+ * with `withLogStartOffset` each acknowledged one carries the partition's log start offset too.
  */
-export async function appendRequests(ctx: SluiceContext, requests: readonly AppendRequest[]): Promise<PartitionAppendResult[][]> {
+export async function appendRequests(
+  ctx: SluiceContext,
+  requests: readonly AppendRequest[],
+  options: { readonly withLogStartOffset?: boolean } = {},
+): Promise<PartitionAppendResult[][]> {
   const results: PartitionAppendResult[][] = requests.map((r) => new Array<PartitionAppendResult>(r.appends.length));
   const writes: PartitionWrite[] = [];
   const refusals = await Promise.all(requests.map(({ topic, appends }) => keylessRecordRefusals(ctx, topic, appends)));
@@ -139,7 +157,10 @@ export async function appendRequests(ctx: SluiceContext, requests: readonly Appe
   });
   const started = performance.now();
   if (writes.length > 0) await writeAndCommit(ctx, writes);
-  for (const w of writes) results[w.request][w.index] = w.result!;
+  for (const w of writes) {
+    const result = w.result!;
+    results[w.request][w.index] = options.withLogStartOffset && !('error' in result) && w.logStartOffset !== undefined ? { ...result, logStartOffset: w.logStartOffset } : result;
+  }
   recordMetrics(ctx, writes, performance.now() - started);
   return results;
 }
@@ -270,11 +291,12 @@ function entriesOf(ctx: SluiceContext, writes: readonly PartitionWrite[], { obje
   return entries;
 }
 
-/** Acknowledges `writes` at consecutive offsets from `baseOffset`. */
-function acknowledge(writes: readonly PartitionWrite[], baseOffset: number): void {
+/** Acknowledges `writes` at consecutive offsets from `baseOffset`; `state` is the STATE that says so. */
+function acknowledge(writes: readonly PartitionWrite[], baseOffset: number, state: PartitionState): void {
   let offset = baseOffset;
   for (const w of writes) {
     w.result = { partition: w.append.partition, baseOffset: offset, count: w.count };
+    w.logStartOffset = state.logStartOffset;
     offset += w.count;
   }
 }
@@ -353,7 +375,7 @@ async function commit(ctx: SluiceContext, writes: readonly PartitionWrite[], int
       // attempt whose failure was not definite after all). Acknowledge it where it landed.
       const landed = state.tail.indexOf(entries[0]);
       if (landed >= 0) {
-        acknowledge(pending, state.tailBase + entriesCount(state.tail.slice(0, landed)));
+        acknowledge(pending, state.tailBase + entriesCount(state.tail.slice(0, landed)), state);
         return;
       }
       let explained = false;
@@ -362,7 +384,10 @@ async function commit(ctx: SluiceContext, writes: readonly PartitionWrite[], int
         const producer = w.append.producer;
         if (!producer) continue;
         const verdict = classifyRefusedSequence(state, producer, w.count);
-        if (verdict.kind === 'duplicate') w.result = { partition, baseOffset: verdict.baseOffset, count: w.count, duplicate: true };
+        if (verdict.kind === 'duplicate') {
+          w.result = { partition, baseOffset: verdict.baseOffset, count: w.count, duplicate: true };
+          w.logStartOffset = state.logStartOffset;
+        }
         else if (verdict.kind === 'error') fail(w, verdict.error);
         else if (verdict.kind === 'producerCapReached') capped.push(w);
       }
@@ -389,7 +414,7 @@ async function commit(ctx: SluiceContext, writes: readonly PartitionWrite[], int
       if (!explained) unexplained++;
       continue;
     }
-    acknowledge(pending, before.logEndOffset);
+    acknowledge(pending, before.logEndOffset, before);
     const tailAfter = before.tail.length + entries.length;
     // The append that brings the tail to TAIL_MAX_ENTRIES spills it, while concurrent appends use
     // the room left; so does the one that takes the last of that room, in case the first spiller
@@ -447,13 +472,14 @@ async function resolveUnknownOutcome(
   const state = await readPartitionState(ctx, topic, partition);
   if (!state) throw timedOut;
   const inTail = state.tail.indexOf(entry);
-  if (inTail >= 0) return acknowledge(writes, state.tailBase + entriesCount(state.tail.slice(0, inTail)));
+  if (inTail >= 0) return acknowledge(writes, state.tailBase + entriesCount(state.tail.slice(0, inTail)), state);
   for (const w of writes) {
     const producer = w.append.producer;
     if (!producer) continue;
     const last = state.producers[String(producer.producerId)];
     if (last && last.producerEpoch === producer.producerEpoch && last.baseSequence === producer.baseSequence && last.count === w.count) {
       w.result = { partition, baseOffset: state.producerBases[String(producer.producerId)], count: w.count };
+      w.logStartOffset = state.logStartOffset;
     }
   }
   if (writes.every((w) => w.result)) return;
@@ -461,7 +487,7 @@ async function resolveUnknownOutcome(
     for (const item of await segmentItemsDownFrom(ctx, topic, partition, state.tailBase - 1, SEARCH_ITEMS)) {
       if (item.createdAt < startedAt - MAX_CLOCK_SKEW_MS) break; // spilled before this append began: cannot list it
       const at = item.entries?.indexOf(entry) ?? -1;
-      if (at >= 0) return acknowledge(writes, item.baseOffset + entriesCount(item.entries!.slice(0, at)));
+      if (at >= 0) return acknowledge(writes, item.baseOffset + entriesCount(item.entries!.slice(0, at)), state);
     }
   }
   for (const w of writes) w.result ??= { partition, error: timedOut };

@@ -71,7 +71,7 @@ describe('ProduceBatcher', () => {
       batcher.append([{ topic: t, appends: [{ partition: 0, records: one('x') }] }]),
       batcher.append([{ topic: t, appends: [{ partition: 5, records: one('y') }] }]),
     ]);
-    expect(good[0][0]).toEqual({ partition: 0, baseOffset: 0, count: 1 });
+    expect(good[0][0]).toEqual({ partition: 0, baseOffset: 0, count: 1, logStartOffset: 0 });
     expect(bad[0][0]).toMatchObject({ partition: 5, error: { code: 'UNKNOWN_TOPIC_OR_PARTITION' } });
   });
 
@@ -81,7 +81,7 @@ describe('ProduceBatcher', () => {
     const batcher = new ProduceBatcher(ctx, { lingerMs: 60_000 });
     const pending = batcher.append([{ topic: t, appends: [{ partition: 0, records: one('last') }] }]);
     await batcher.close();
-    expect((await pending)[0][0]).toEqual({ partition: 0, baseOffset: 0, count: 1 });
+    expect((await pending)[0][0]).toEqual({ partition: 0, baseOffset: 0, count: 1, logStartOffset: 0 });
     await expect(batcher.append([{ topic: t, appends: [{ partition: 0, records: one('late') }] }])).rejects.toMatchObject({ code: 'REQUEST_TIMED_OUT' });
   });
 });

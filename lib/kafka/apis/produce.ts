@@ -9,7 +9,8 @@
 // batching window (produce-batcher.ts), which writes the requests of every connection with one
 // intake object, and is answered once committed: per partition its base offset or Kafka's error.
 // An idempotent producer's resent last batch is answered with its original offset and no error,
-// as a Kafka broker answers it.
+// as a Kafka broker answers it. From v5 a partition's answer carries its log start offset, read
+// off the STATE its commit returns (no extra request); -1 with an error, as Kafka answers.
 //
 // acks: 1 and -1 are answered after the commit (Sluice has no replicas to wait for: a commit is
 // durable in S3 and DynamoDB); 0 gets no response, and a partition that failed closes the
@@ -40,6 +41,8 @@ interface PartitionPlan {
   append?: PartitionAppend;
   /** Set once committed. */
   baseOffset?: bigint;
+  /** The partition's log start offset the commit found (Produce v5+); -1 with an error, as Kafka answers. */
+  logStartOffset?: bigint;
 }
 
 interface TopicPlan {
@@ -76,7 +79,7 @@ export const produceApi: KafkaApi<ProduceRequest, ProduceResponse> = {
       throttleTimeMs: 0,
       responses: topics.map((t) => ({
         name: t.name,
-        partitionResponses: t.partitions.map((p) => ({ index: p.index, errorCode: p.errorCode ?? NONE, baseOffset: p.baseOffset ?? -1n, logAppendTimeMs: -1n, logStartOffset: -1n })),
+        partitionResponses: t.partitions.map((p) => ({ index: p.index, errorCode: p.errorCode ?? NONE, baseOffset: p.baseOffset ?? -1n, logAppendTimeMs: -1n, logStartOffset: p.logStartOffset ?? -1n })),
       })),
     };
   },
@@ -199,6 +202,7 @@ async function append(call: KafkaCall, topics: readonly TopicPlan[]): Promise<vo
         // A resent last batch of an idempotent producer (duplicate) is answered as Kafka does: no error, its original offset.
         p.errorCode = NONE;
         p.baseOffset = BigInt(r.baseOffset);
+        p.logStartOffset = BigInt(r.logStartOffset ?? -1);
       }
     }),
   );
