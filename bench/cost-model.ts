@@ -8,7 +8,9 @@
 //     (counted: 1 S3 PUT of the intake object + 16 STATE updates, + the spill of each partition's
 //     tail once in TAIL_MAX_ENTRIES appends: one PutItem + one UpdateItem);
 //   - keyless: Kafka's sticky partitioner, so a request carries one partition's batch
-//     (counted: 1 S3 PUT + 1 STATE update, + the spill once in TAIL_MAX_ENTRIES appends).
+//     (counted: 1 S3 PUT + 1 STATE update, + the spill once in TAIL_MAX_ENTRIES appends). An intake
+//     object that joins several such requests (a Kafka gateway's window) touches several
+//     partitions (`partitionsPerRequest`): one S3 PUT, and each partition's STATE update and spills.
 // Maintenance merges the intake objects into per-partition segments, reading each intake object
 // once for all the partitions it holds (counted: GETs per intake object, and per merged range,
 // per merge and per partition the rest of the run's requests).
@@ -41,8 +43,18 @@ export interface Workload {
   readonly mbPerSecond: number;
   readonly partitions: number;
   readonly shape: ProducerShape;
-  /** Client linger: each produce request carries this many ms of data (capped by MAX_REQUEST_BYTES). */
+  /** Client linger: each produce request carries this many ms of data (capped by `maxRequestBytes`). */
   readonly lingerMs: number;
+  /**
+   * Keyless only: the partitions one produce request (one intake object) touches, on average; more
+   * than 1 when the object joins several sticky requests (a Kafka gateway's window). Each costs
+   * the counted keyless partition's DynamoDB requests (its STATE update and amortized spills) and
+   * one replaced range in maintenance; the S3 PUT stays one per request. Keyed requests touch every
+   * partition. @default 1 keyless, `partitions` keyed
+   */
+  readonly partitionsPerRequest?: number;
+  /** The most one request (one intake object) carries. @default MAX_REQUEST_BYTES */
+  readonly maxRequestBytes?: number;
 }
 
 /** What the model takes from the counted runs (requests.ts). */
@@ -189,13 +201,38 @@ function maintenancePerGb(w: Workload, requestsPerGb: number, rangesPerGb: numbe
   );
 }
 
+/** The partitions a produce request of `w` touches (Workload.partitionsPerRequest), checked. */
+export function partitionsPerRequestOf(w: Workload): number {
+  if (w.shape === 'keyed') {
+    if (w.partitionsPerRequest !== undefined && w.partitionsPerRequest !== w.partitions) {
+      throw new RangeError(`a keyed request touches all ${w.partitions} partitions, not ${w.partitionsPerRequest}`);
+    }
+    return w.partitions;
+  }
+  const p = w.partitionsPerRequest ?? 1;
+  if (!(p >= 1 && p <= w.partitions)) throw new RangeError(`partitions per request must be from 1 to ${w.partitions}, not ${p}`);
+  return p;
+}
+
+/**
+ * The partitions `requests` requests of one partition each touch on average, each partition chosen
+ * uniformly and independently (Kafka's sticky partitioner, a new partition per batch):
+ * partitions·(1 − (1 − 1/partitions)^requests).
+ */
+export function distinctPartitions(partitions: number, requests: number): number {
+  return partitions * (1 - (1 - 1 / partitions) ** requests);
+}
+
 export function modelCost(w: Workload, counted: CountedRequests, a: Assumptions = ASSUMPTIONS): CostLine {
   const perProduce = counted.perProduce[w.shape];
-  const partitionsPerRequest = w.shape === 'keyed' ? w.partitions : 1;
-  const requestBytes = Math.min(MAX_REQUEST_BYTES, (w.mbPerSecond * MB * w.lingerMs) / 1000);
+  const partitionsPerRequest = partitionsPerRequestOf(w);
+  // The keyed counts are those of a request touching every partition; the keyless ones of one partition.
+  const countedPartitions = w.shape === 'keyed' ? 1 : partitionsPerRequest;
+  const requestBytes = Math.min(w.maxRequestBytes ?? MAX_REQUEST_BYTES, (w.mbPerSecond * MB * w.lingerMs) / 1000);
   const requestsPerGb = GB / requestBytes;
   const s3Put = requestsPerGb * s3Cost(perProduce.plain);
-  const dynamodb = requestsPerGb * (produceWriteUnits(perProduce) * PRICES.ddbWriteUnit + ddbReads(perProduce.plain) * PRICES.ddbReadUnit);
+  const dynamodb =
+    requestsPerGb * countedPartitions * (produceWriteUnits(perProduce) * PRICES.ddbWriteUnit + ddbReads(perProduce.plain) * PRICES.ddbReadUnit);
   const produceSeconds = (a.produceBaseMs + (a.produceMsPerMb * requestBytes) / MB) / 1000;
   const lambda = requestsPerGb * (PRICES.lambdaRequest + a.lambdaGb * produceSeconds * PRICES.lambdaGbSecond);
   const apiGateway = requestsPerGb * apiGatewayCost(requestBytes * (1 + JSON_BYTES_PER_RECORD / w.recordBytes), a);

@@ -1,30 +1,150 @@
 // The Kafka gateway (issue 14 point 4): a kafkajs producer through the gateway against the HTTP
 // produce path (record-batches body through the router, in process), records per second in the
-// same run; intake objects per second and produce requests per intake object when 8 kafkajs
-// producers send small batches at once (the gateway's batching window); and the modeled $/GB of
-// gateway ingest beside Kinesis on-demand with section (d)'s cost model (no Lambda, no API
-// Gateway: a Fargate task and an NLB instead), every sentence generated from the numbers.
+// same run; produce requests and distinct partitions per intake object when 8 kafkajs producers
+// send small batches at once, at the default gateway linger and at a long one (the batching
+// window); and the modeled $/GB of gateway ingest beside Kinesis on-demand with section (d)'s cost
+// model (no Lambda, no API Gateway: Fargate tasks reached through an NLB, or directly through Cloud
+// Map's DNS with TLS in the task), every sentence generated from the numbers.
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { Kafka, Partitioners, logLevel } from 'kafkajs';
+import { KAFKA_GATEWAY_DEFAULTS } from '../infra/sluice-kafka-gateway.js';
 import { handleHttp } from '../lib/api/router.js';
 import type { SluiceContext } from '../lib/context.js';
-import { startKafkaGateway } from '../lib/kafka/server.js';
-import { DEFAULT_LINGER_MS } from '../lib/kafka/produce-batcher.js';
+import { type KafkaGateway, startKafkaGateway } from '../lib/kafka/server.js';
+import { DEFAULT_BATCH_BYTES, DEFAULT_LINGER_MS } from '../lib/kafka/produce-batcher.js';
 import { intakeFolder } from '../lib/log/segment-name.js';
 import { createTopic } from '../lib/metadata/topics.js';
 import { RECORD_BATCHES_MEDIA_TYPE, encodeBatchFrames } from '../lib/records/batch-frames.js';
 import { encodeRecordBatch } from '../lib/records/index.js';
-import { type CountedRequests, modelCost } from './cost-model.js';
+import { type CountedRequests, distinctPartitions, modelCost } from './cost-model.js';
 import type { BenchStorage } from './storage.js';
 
 /**
- * Fargate (arm64, us-east-1) and NLB list prices, USD per hour, for the gateway's compute: assumptions,
- * printed. An NLB also bills NLCUs; for TCP one NLCU-hour covers 1 GB processed, which at these rates
- * is the binding dimension, so every GB through the NLB costs one NLCU-hour.
+ * List prices of the gateway's deployment, USD, us-east-1 (as known; not fetched online): assumptions,
+ * printed with the tables. Fargate arm64 per vCPU-hour and GB-hour. The NLB mode: an NLB per hour and
+ * its NLCUs; for TCP (and TLS) one NLCU-hour covers 1 GB processed, which at these rates is the binding
+ * dimension, so every GB through the NLB costs one NLCU-hour. The direct mode (no load balancer):
+ * Cloud Map's private DNS namespace is a Route 53 private hosted zone per month, each registered
+ * instance (a task) per month, and the Secrets Manager secret holding the TLS certificate and key per
+ * month. Cross-AZ data transfer is billed per GB in each direction (out of one zone and into the other).
  */
-export const GATEWAY_PRICES = { fargateVcpuHour: 0.03238, fargateGbHour: 0.00356, nlbHour: 0.0225, nlcuHour: 0.006, nlcuGbPerHour: 1 } as const;
-/** The smallest Fargate task (0.25 vCPU, 0.5 GB); larger loads get vCPUs by the measured rate, 2 GB each. */
-export const GATEWAY_TASK = { vcpu: 0.25, gb: 0.5, gbPerVcpu: 2 } as const;
+export const GATEWAY_PRICES = {
+  fargateVcpuHour: 0.03238,
+  fargateGbHour: 0.00356,
+  nlbHour: 0.0225,
+  nlcuHour: 0.006,
+  nlcuGbPerHour: 1,
+  privateHostedZoneMonth: 0.5,
+  cloudMapInstanceMonth: 0.1,
+  secretMonth: 0.4,
+  crossAzGbEachWay: 0.01,
+} as const;
+/** Monthly prices are spread over this many hours. */
+export const HOURS_PER_MONTH = 730;
+/** The clients' linger in every row: a request carries this much of the traffic (Kafka's linger.ms). */
+export const CLIENT_LINGER_MS = 100;
+/** The gateway lingers modeled, the default first. */
+export const GATEWAY_LINGERS_MS = [DEFAULT_LINGER_MS, 250, 500, 1000, 2000, 5000] as const;
+
+/** A gateway deployment: `tasks` Fargate tasks of `vcpu` vCPUs and `gb` GB each. */
+export interface GatewayDeployment {
+  readonly name: string;
+  readonly tasks: number;
+  readonly vcpu: number;
+  readonly gb: number;
+}
+
+/** The smallest deployment the construct accepts: one task of Fargate's smallest size, autoscaling pinned to it. */
+export const SMALLEST_GATEWAY_PROPS = { desiredCount: 1, minCapacity: 1, maxCapacity: 1, cpu: 256, memoryLimitMiB: 512 } as const;
+
+const deploymentOf = (name: string, props: { readonly desiredCount: number; readonly cpu: number; readonly memoryLimitMiB: number }): GatewayDeployment => ({
+  name,
+  tasks: props.desiredCount,
+  vcpu: props.cpu / 1024,
+  gb: props.memoryLimitMiB / 1024,
+});
+export const SMALLEST_DEPLOYMENT = deploymentOf('smallest', SMALLEST_GATEWAY_PROPS);
+export const DEFAULT_DEPLOYMENT = deploymentOf('construct default', KAFKA_GATEWAY_DEFAULTS);
+
+/**
+ * The deployment `mbPerSecond` needs when one vCPU carries `mbPerVcpu`: at least the smallest
+ * deployment; tasks of at most the default task's vCPUs (the gateway is one Node process, which
+ * uses one core), memory at the default task's GB per vCPU.
+ */
+export function sizedDeployment(mbPerSecond: number, mbPerVcpu: number): GatewayDeployment {
+  const vcpu = Math.max(SMALLEST_DEPLOYMENT.vcpu, mbPerSecond / mbPerVcpu);
+  const tasks = Math.ceil(vcpu / DEFAULT_DEPLOYMENT.vcpu);
+  const perTask = vcpu / tasks;
+  return { name: 'sized by rate', tasks, vcpu: perTask, gb: Math.max(SMALLEST_DEPLOYMENT.gb, (perTask * DEFAULT_DEPLOYMENT.gb) / DEFAULT_DEPLOYMENT.vcpu) };
+}
+
+/** How clients reach the tasks: through a Network Load Balancer, or directly (Cloud Map DNS, TLS in the task). */
+export type GatewayMode = 'nlb' | 'direct';
+export const GATEWAY_MODES: readonly { readonly mode: GatewayMode; readonly label: string; readonly access: string }[] = [
+  { mode: 'nlb', label: 'NLB mode', access: 'NLB + NLCU' },
+  { mode: 'direct', label: 'direct mode', access: 'Cloud Map + secret' },
+];
+
+/** What reaching the tasks costs besides the tasks: $ per hour and $ per GB. */
+export function accessCost(mode: GatewayMode, tasks: number): { readonly perHour: number; readonly perGb: number } {
+  const p = GATEWAY_PRICES;
+  return mode === 'nlb'
+    ? { perHour: p.nlbHour, perGb: p.nlcuHour / p.nlcuGbPerHour }
+    : { perHour: (p.privateHostedZoneMonth + tasks * p.cloudMapInstanceMonth + p.secretMonth) / HOURS_PER_MONTH, perGb: 0 };
+}
+
+export interface GatewayIngest {
+  /** Produce requests a gateway window (an intake object) holds, and the partitions it touches, on average. */
+  readonly requestsPerWindow: number;
+  readonly partitionsPerWindow: number;
+  readonly objectsPerGb: number;
+  /** $/GB: the storage requests (section (d)'s S3 PUT, DynamoDB and maintenance), the tasks, the mode's access. */
+  readonly storage: number;
+  readonly tasks: number;
+  readonly access: number;
+  readonly total: number;
+  readonly kinesis: number;
+  /** Through Lambda and API Gateway at the client's linger instead. */
+  readonly http: number;
+}
+
+/**
+ * Gateway ingest $/GB at 1 KB records over 16 partitions, keyless (sticky): clients send a request
+ * of one partition every CLIENT_LINGER_MS of the traffic, spread evenly over the deployment's
+ * tasks, so a task's window of `lingerMs` holds lingerMs / (CLIENT_LINGER_MS · tasks) of them (at
+ * least the one that opened it, at most batch bytes' worth) and touches the distinct partitions of
+ * that many uniform choices; each window is one intake object. Plus the tasks' hours and the mode's.
+ */
+export function gatewayIngestPerGb(
+  counted: CountedRequests,
+  { mode, deployment, lingerMs, mbPerSecond = 1, batchBytes = DEFAULT_BATCH_BYTES }: { mode: GatewayMode; deployment: GatewayDeployment; lingerMs: number; mbPerSecond?: number; batchBytes?: number },
+): GatewayIngest {
+  const partitions = 16;
+  const clientRequestBytes = (mbPerSecond * 2 ** 20 * CLIENT_LINGER_MS) / 1000;
+  const requestsPerWindow = Math.max(1, Math.min(lingerMs / (CLIENT_LINGER_MS * deployment.tasks), batchBytes / clientRequestBytes));
+  const partitionsPerWindow = distinctPartitions(partitions, requestsPerWindow);
+  const workload = { recordBytes: 1024, mbPerSecond, partitions, shape: 'keyless' as const };
+  const line = modelCost({ ...workload, lingerMs: requestsPerWindow * CLIENT_LINGER_MS, partitionsPerRequest: partitionsPerWindow, maxRequestBytes: Infinity }, counted);
+  const gbPerHour = (mbPerSecond * 3600) / 1024;
+  const access = accessCost(mode, deployment.tasks);
+  const tasks = (deployment.tasks * (deployment.vcpu * GATEWAY_PRICES.fargateVcpuHour + deployment.gb * GATEWAY_PRICES.fargateGbHour)) / gbPerHour;
+  const storage = line.ingest.s3Put + line.ingest.dynamodb + line.ingest.maintenance;
+  const accessPerGb = access.perHour / gbPerHour + access.perGb;
+  return {
+    requestsPerWindow,
+    partitionsPerWindow,
+    objectsPerGb: line.produceRequestsPerGb,
+    storage,
+    tasks,
+    access: accessPerGb,
+    total: storage + tasks + accessPerGb,
+    kinesis: line.kinesisOnDemand.ingest,
+    http: modelCost({ ...workload, lingerMs: CLIENT_LINGER_MS }, counted).ingest.total,
+  };
+}
+
+/** What cross-AZ transfer would add per GB if every produced byte crossed zones: billed out of one and into the other. */
+export const crossAzPerGb = () => 2 * GATEWAY_PRICES.crossAzGbEachWay;
 
 export interface KafkaGatewayBenchResult {
   readonly records: number;
@@ -32,11 +152,29 @@ export interface KafkaGatewayBenchResult {
   readonly recordBytes: number;
   readonly gatewaySeconds: number;
   readonly httpSeconds: number;
-  readonly producers: number;
-  readonly smallSeconds: number;
-  readonly smallRequests: number;
-  readonly smallObjects: number;
+  /** Small requests of several producers at once, at the default linger and at LONG_LINGER_MS. */
+  readonly small: readonly SmallRequestsResult[];
 }
+
+export interface SmallRequestsResult {
+  readonly lingerMs: number;
+  readonly producers: number;
+  readonly seconds: number;
+  /** Produce requests the gateway answered, and intake objects (windows) it wrote. */
+  readonly requests: number;
+  readonly objects: number;
+  /** Each window seen: its partition appends (one per request here: a request carries one record) and its distinct partitions. */
+  readonly windows: readonly WindowSeen[];
+}
+
+export interface WindowSeen {
+  readonly appends: number;
+  readonly partitions: number;
+}
+
+/** Producers of the small-requests measurement, and the long gateway linger measured beside the default. */
+export const SMALL_PRODUCERS = 8;
+export const LONG_LINGER_MS = 1000;
 
 async function countIntake(ctx: SluiceContext): Promise<number> {
   let n = 0;
@@ -49,6 +187,57 @@ async function countIntake(ctx: SluiceContext): Promise<number> {
   return n;
 }
 
+/**
+ * The partitions each of a gateway's windows appended to: the batcher tells its listeners every
+ * appended partition of a window in one synchronous pass once the window is committed, so the
+ * calls before the next microtask are one window's.
+ */
+function watchWindows(gateway: KafkaGateway): { readonly windows: WindowSeen[]; stop(): void } {
+  const windows: WindowSeen[] = [];
+  let window: { partitions: Set<string>; appends: number } | undefined;
+  const stop = gateway.services.produceBatcher.onAppended((topic, partition) => {
+    if (!window) {
+      const current = { partitions: new Set<string>(), appends: 0 };
+      window = current;
+      queueMicrotask(() => {
+        windows.push({ appends: current.appends, partitions: current.partitions.size });
+        window = undefined;
+      });
+    }
+    window.partitions.add(`${topic.name}/${partition}`);
+    window.appends++;
+  });
+  return { windows, stop: () => void stop() };
+}
+
+/** `producers` kafkajs producers, each sending one 100 B record per request and waiting for its answer, for `seconds`. */
+async function smallRequests(ctx: SluiceContext, gateway: KafkaGateway, topic: string, producers: number, seconds: number): Promise<SmallRequestsResult> {
+  const kafka = new Kafka({ clientId: 'bench', brokers: [`127.0.0.1:${gateway.port}`], logLevel: logLevel.NOTHING });
+  const clients = Array.from({ length: producers }, () => kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner }));
+  await Promise.all(clients.map((p) => p.connect()));
+  const objectsBefore = await countIntake(ctx);
+  const requestsBefore = gateway.stats().apis.Produce?.requests ?? 0;
+  const windows = watchWindows(gateway);
+  const until = performance.now() + seconds * 1000;
+  const started = performance.now();
+  await Promise.all(
+    clients.map(async (p, i) => {
+      for (let n = 0; performance.now() < until; n++) await p.send({ topic, acks: 1, messages: [{ key: `p${i}-${n}`, value: Buffer.alloc(100, 97) }] });
+    }),
+  );
+  const elapsed = (performance.now() - started) / 1000;
+  await Promise.all(clients.map((p) => p.disconnect()));
+  windows.stop();
+  return {
+    lingerMs: gateway.services.produceBatcher.lingerMs,
+    producers,
+    seconds: elapsed,
+    requests: (gateway.stats().apis.Produce?.requests ?? 0) - requestsBefore,
+    objects: (await countIntake(ctx)) - objectsBefore,
+    windows: windows.windows,
+  };
+}
+
 export async function benchKafkaGateway(storage: BenchStorage, progress: (line: string) => void = () => {}): Promise<KafkaGatewayBenchResult> {
   const recordBytes = 1024;
   const perSend = 200;
@@ -58,8 +247,10 @@ export async function benchKafkaGateway(storage: BenchStorage, progress: (line: 
   const ctx = await storage.newContext();
   await createTopic(ctx, 'gw', 16);
   await createTopic(ctx, 'http', 16);
-  await createTopic(ctx, 'small', 16);
   const gateway = await startKafkaGateway(ctx, { host: '127.0.0.1', port: 0 });
+  let gatewaySeconds: number;
+  let httpSeconds: number;
+  const small: SmallRequestsResult[] = [];
   try {
     const kafka = new Kafka({ clientId: 'bench', brokers: [`127.0.0.1:${gateway.port}`], logLevel: logLevel.NOTHING });
     progress('kafka gateway: kafkajs producer through the gateway vs the HTTP produce path');
@@ -71,7 +262,7 @@ export async function benchKafkaGateway(storage: BenchStorage, progress: (line: 
     for (let i = 0; i < sends; i += concurrency) {
       await Promise.all(Array.from({ length: Math.min(concurrency, sends - i) }, () => producer.send({ topic: 'gw', acks: 1, messages })));
     }
-    const gatewaySeconds = (performance.now() - started) / 1000;
+    gatewaySeconds = (performance.now() - started) / 1000;
     await producer.disconnect();
     // HTTP side: the same records as one RecordBatch per partition a request, through the router.
     const byPartition = new Map<number, typeof messages>();
@@ -92,65 +283,90 @@ export async function benchKafkaGateway(storage: BenchStorage, progress: (line: 
         }),
       );
     }
-    const httpSeconds = (performance.now() - started) / 1000;
+    httpSeconds = (performance.now() - started) / 1000;
 
-    progress('kafka gateway: 8 producers sending small batches at once');
-    const producers = Array.from({ length: 8 }, () => kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner }));
-    await Promise.all(producers.map((p) => p.connect()));
-    const objectsBefore = await countIntake(ctx);
-    const requestsBefore = gateway.stats().apis.Produce?.requests ?? 0;
-    const until = performance.now() + 5000;
-    started = performance.now();
-    await Promise.all(
-      producers.map(async (p, i) => {
-        for (let n = 0; performance.now() < until; n++) await p.send({ topic: 'small', acks: 1, messages: [{ key: `p${i}-${n}`, value: Buffer.alloc(100, 97) }] });
-      }),
-    );
-    const smallSeconds = (performance.now() - started) / 1000;
-    await Promise.all(producers.map((p) => p.disconnect()));
-    const smallRequests = (gateway.stats().apis.Produce?.requests ?? 0) - requestsBefore;
-    const smallObjects = (await countIntake(ctx)) - objectsBefore;
-    return { records: perSend * sends, perRequest: perSend, recordBytes, gatewaySeconds, httpSeconds, producers: 8, smallSeconds, smallRequests, smallObjects };
+    progress(`kafka gateway: ${SMALL_PRODUCERS} producers sending small batches at once, ${DEFAULT_LINGER_MS} ms linger`);
+    await createTopic(ctx, 'small', 16);
+    small.push(await smallRequests(ctx, gateway, 'small', SMALL_PRODUCERS, 5));
   } finally {
     await gateway.close();
   }
+  progress(`kafka gateway: ${SMALL_PRODUCERS} producers sending small batches at once, ${LONG_LINGER_MS} ms linger`);
+  const lingering = await startKafkaGateway(ctx, { host: '127.0.0.1', port: 0, produceLingerMs: LONG_LINGER_MS });
+  try {
+    await createTopic(ctx, 'small-lingering', 16);
+    small.push(await smallRequests(ctx, lingering, 'small-lingering', SMALL_PRODUCERS, 10));
+  } finally {
+    await lingering.close();
+  }
+  return { records: perSend * sends, perRequest: perSend, recordBytes, gatewaySeconds, httpSeconds, small };
 }
 
 const f = (x: number, d = 0) => x.toLocaleString('en-US', { minimumFractionDigits: d, maximumFractionDigits: d });
-const usd = (x: number) => `$${x.toFixed(4)}`;
+const usd = (x: number) => (x > 0 && x < 0.00005 ? `$${x.toExponential(1)}` : `$${x.toFixed(4)}`);
+const pct = (x: number) => `${f(x * 100, 1)}%`;
+const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
+const describe = (d: GatewayDeployment) => `${d.tasks} × ${f(d.vcpu, 2)} vCPU / ${f(d.gb, 2)} GB`;
+const list = (xs: readonly string[]) => (xs.length <= 1 ? xs.join('') : `${xs.slice(0, -1).join(', ')} and ${xs[xs.length - 1]}`);
 
-/**
- * Gateway ingest $/GB: section (d)'s S3, DynamoDB and maintenance for intake objects carrying
- * `windowMs` of data, + the task, NLB and NLCU hours. The task gets the vCPUs `mbPerSecond` needs at
- * `mbPerVcpu` (the gateway's measured single-process rate), at least the smallest task.
- */
-export function gatewayIngestPerGb(counted: CountedRequests, windowMs: number, mbPerSecond = 1, mbPerVcpu = Infinity) {
-  const line = modelCost({ recordBytes: 1024, mbPerSecond, partitions: 16, shape: 'keyless', lingerMs: windowMs }, counted);
-  const gbPerHour = (mbPerSecond * 3600) / 1024;
-  const vcpu = Math.max(GATEWAY_TASK.vcpu, mbPerSecond / mbPerVcpu);
-  const gb = Math.max(GATEWAY_TASK.gb, vcpu * GATEWAY_TASK.gbPerVcpu);
-  const compute =
-    (vcpu * GATEWAY_PRICES.fargateVcpuHour + gb * GATEWAY_PRICES.fargateGbHour + GATEWAY_PRICES.nlbHour) / gbPerHour +
-    GATEWAY_PRICES.nlcuHour / GATEWAY_PRICES.nlcuGbPerHour;
-  const storage = line.ingest.s3Put + line.ingest.dynamodb + line.ingest.maintenance;
-  return { storage, compute, total: storage + compute, kinesis: line.kinesisOnDemand.ingest, http: line.ingest.total };
+function smallRequestsLine(m: SmallRequestsResult): string {
+  const perObject = m.requests / Math.max(1, m.objects);
+  const seen = m.windows.filter((w) => w.appends > 0);
+  // Each request here carries one record, so a window's appends are its requests.
+  const modeled = mean(seen.map((w) => distinctPartitions(16, w.appends)));
+  return (
+    `- gateway linger ${f(m.lingerMs)} ms: ${f(m.requests)} produce requests in ${f(m.seconds, 1)} s (${f(m.requests / m.seconds)} requests/s), ` +
+    `${f(m.objects)} intake objects: **${f(perObject, 1)} requests per intake object**; ${f(mean(seen.map((w) => w.partitions)), 2)} distinct partitions per window ` +
+    `(the model's 16·(1−(15/16)^k) for each window's k requests gives ${f(modeled, 2)}); a request was answered in ${f((m.seconds * 1000 * m.producers) / Math.max(1, m.requests))} ms on average.`
+  );
 }
 
 export function kafkaGatewaySection(r: KafkaGatewayBenchResult, counted: CountedRequests): string {
   const gatewayRate = r.records / r.gatewaySeconds;
   const httpRate = r.records / r.httpSeconds;
-  const perObject = r.smallRequests / Math.max(1, r.smallObjects);
-  const clientLingerMs = 100;
-  // A window holds the requests of every client that arrive within it: with one client lingering
-  // 100 ms, an intake object carries max(100 ms, the gateway's linger) of data.
-  const rows = [DEFAULT_LINGER_MS, 250, 500, 1000, 2000].map((linger) => ({ linger, ...gatewayIngestPerGb(counted, Math.max(clientLingerMs, linger)) }));
-  const meets = rows.find((row) => row.total <= row.kinesis / 8);
-  const atDefault = rows[0];
-  // The task, NLB and NLCU are fixed per hour or per GB, so the target depends on throughput: the
-  // same model at larger rates, the task sized by the gateway's rate measured above (per vCPU).
+  const [atDefault, lingering] = r.small;
+  const deployments = [SMALLEST_DEPLOYMENT, DEFAULT_DEPLOYMENT];
+  const ingest = (mode: GatewayMode, deployment: GatewayDeployment, lingerMs: number, mbPerSecond = 1) =>
+    gatewayIngestPerGb(counted, { mode, deployment, lingerMs, mbPerSecond });
+  const rows = deployments.flatMap((deployment) =>
+    GATEWAY_LINGERS_MS.map((linger) => ({ deployment, linger, nlb: ingest('nlb', deployment, linger), direct: ingest('direct', deployment, linger) })),
+  );
+  const kinesis = rows[0].nlb.kinesis;
+  const target = kinesis / 8;
+  const mark = (x: GatewayIngest) => `${usd(x.total)} (${pct(x.total / x.kinesis)})${x.total <= x.kinesis / 8 ? ' ✓' : ''}`;
+  const verdicts = GATEWAY_MODES.flatMap(({ mode, label }) =>
+    deployments.map((deployment) => {
+      const mine = rows.filter((row) => row.deployment === deployment).map((row) => ({ linger: row.linger, cost: row[mode] }));
+      const met = mine.filter((x) => x.cost.total <= target);
+      const missed = mine.filter((x) => x.cost.total > target);
+      const best = (xs: typeof mine) => xs.reduce((a, b) => (b.cost.total < a.cost.total ? b : a));
+      const head = `- ${label}, ${deployment.name} deployment (${describe(deployment)}): `;
+      if (met.length === 0) return `${head}does not meet it at any linger modeled (best ${usd(best(mine).cost.total)}/GB, ${pct(best(mine).cost.total / kinesis)} of Kinesis, at ${f(best(mine).linger)} ms).`;
+      return (
+        `${head}meets it at ${list(met.map((x) => `${f(x.linger)} ms (${usd(x.cost.total)}/GB, ${pct(x.cost.total / kinesis)} of Kinesis; a produce request waits up to ${f(x.linger)} ms in the window)`))}` +
+        (missed.length > 0 ? `; not at ${list(missed.map((x) => `${f(x.linger)}`))} ms (best of those ${usd(best(missed).cost.total)}/GB at ${f(best(missed).linger)} ms).` : '.')
+      );
+    }),
+  );
+  const cheapest = rows.flatMap((row) => GATEWAY_MODES.map((m) => ({ row, m, cost: row[m.mode] }))).reduce((a, b) => (b.cost.total < a.cost.total ? b : a));
+  const crossAz = crossAzPerGb();
+
+  // The tasks and the mode's access are fixed per hour (NLCUs per GB), so the target depends on
+  // throughput: the same model at larger rates, the deployment sized by the gateway's measured rate.
   const mbPerVcpu = (gatewayRate * r.recordBytes) / (1024 * 1024);
-  const byRate = [1, 2, 5, 10, 20, 50].map((mb) => ({ mb, ...gatewayIngestPerGb(counted, Math.max(clientLingerMs, DEFAULT_LINGER_MS), mb, mbPerVcpu) }));
-  const rateMeets = byRate.find((row) => row.total <= row.kinesis / 8);
+  const byRate = [1, 2, 5, 10, 20, 50].map((mb) => {
+    const deployment = sizedDeployment(mb, mbPerVcpu);
+    return { mb, deployment, nlb: ingest('nlb', deployment, DEFAULT_LINGER_MS, mb), direct: ingest('direct', deployment, DEFAULT_LINGER_MS, mb) };
+  });
+  const fromRate = GATEWAY_MODES.map(({ mode, label }) => {
+    const first = byRate.find((row) => row[mode].total <= row[mode].kinesis / 8);
+    return first
+      ? `${label} from ${first.mb} MB/s (${usd(first[mode].total)}/GB, ${pct(first[mode].total / first[mode].kinesis)} of Kinesis)`
+      : `${label} at none of these rates (best ${usd(Math.min(...byRate.map((x) => x[mode].total)))}/GB at ${byRate[byRate.length - 1].mb} MB/s)`;
+  });
+  const p = GATEWAY_PRICES;
+  const targetCpu = KAFKA_GATEWAY_DEFAULTS.targetCpuUtilizationPercent;
+  const cpuAt1 = (d: GatewayDeployment) => (100 * 1) / (d.tasks * d.vcpu * mbPerVcpu);
   return [
     '## Kafka gateway: kafkajs through the gateway, batching across connections, and its $/GB',
     '',
@@ -158,33 +374,68 @@ export function kafkaGatewaySection(r: KafkaGatewayBenchResult, counted: Counted
     `through the gateway at ${f(gatewayRate)} records/s; the same records as record-batches bodies through the HTTP router (in process, no socket)`,
     `went at ${f(httpRate)} records/s: the gateway path ran at ${f((gatewayRate / httpRate) * 100)}% of the HTTP path's rate in this run.`,
     '',
-    `${r.producers} kafkajs producers sending one 100 B record per request, each waiting for its answer, made ${f(r.smallRequests)} produce requests in ${f(r.smallSeconds, 1)} s`,
-    `(${f(r.smallRequests / r.smallSeconds)} requests/s) and the gateway wrote ${f(r.smallObjects)} intake objects (${f(r.smallObjects / r.smallSeconds, 1)} objects/s):`,
-    `${f(perObject, 1)} requests per intake object with the default ${DEFAULT_LINGER_MS} ms window, ${r.smallObjects * 4 <= r.smallRequests ? 'far fewer objects than requests' : 'not far fewer objects than requests'}.`,
+    `${atDefault.producers} kafkajs producers sending one 100 B record per request (keyed, so each request is one partition's batch, the partition`,
+    'uniform over 16), each waiting for its answer before the next, through a gateway at its default linger and at a long one:',
     '',
-    `Modeled gateway ingest at 1 KB records, 1 MB/s, ${clientLingerMs} ms client linger (section (d)'s S3 PUT, DynamoDB and maintenance per intake object, sticky`,
-    `partitioner, no Lambda or API Gateway; plus one ${GATEWAY_TASK.vcpu} vCPU / ${GATEWAY_TASK.gb} GB Fargate task at $${GATEWAY_PRICES.fargateVcpuHour}/vCPU-h and $${GATEWAY_PRICES.fargateGbHour}/GB-h`,
-    `and one NLB at $${GATEWAY_PRICES.nlbHour}/h plus $${GATEWAY_PRICES.nlcuHour} per NLCU-hour, ${GATEWAY_PRICES.nlcuGbPerHour} GB each), by the gateway's linger, beside Kinesis on-demand ingest (${usd(atDefault.kinesis)}/GB):`,
+    smallRequestsLine(atDefault),
+    smallRequestsLine(lingering),
     '',
-    '| gateway linger | storage requests $/GB | task + NLB + NLCU $/GB | gateway ingest $/GB | share of Kinesis on-demand |',
-    '|---|---|---|---|---|',
-    ...rows.map((row) => `| ${row.linger} ms | ${usd(row.storage)} | ${usd(row.compute)} | ${usd(row.total)} | ${f((row.total / row.kinesis) * 100, 1)}% |`),
+    `A window holds the requests that arrive while it is open: with ${atDefault.producers} producers each keeping one request in flight it held`,
+    `${f(atDefault.requests / Math.max(1, atDefault.objects), 1)} at ${f(atDefault.lingerMs)} ms and ${f(lingering.requests / Math.max(1, lingering.objects), 1)} at ${f(lingering.lingerMs)} ms, while each request took ` +
+      `${f((lingering.seconds * 1000 * lingering.producers) / Math.max(1, lingering.requests) / ((atDefault.seconds * 1000 * atDefault.producers) / Math.max(1, atDefault.requests)), 1)} times as long at the long linger.`,
+    'The model below has clients that keep sending (one request every 100 ms of the traffic, lingering rather than waiting), so a longer window holds more requests.',
     '',
-    meets
-      ? `The target of at most 1/8 of Kinesis on-demand (${usd(atDefault.kinesis / 8)}/GB) is met from a gateway linger of ${meets.linger} ms (${usd(meets.total)}/GB)` +
-        (meets.linger === DEFAULT_LINGER_MS ? ', the default.' : `; at the default ${DEFAULT_LINGER_MS} ms a lone client's 100 ms requests each make an intake object (${usd(atDefault.total)}/GB, ${f((atDefault.total / atDefault.kinesis) * 100, 1)}% of Kinesis).`)
-      : `The target of at most 1/8 of Kinesis on-demand (${usd(atDefault.kinesis / 8)}/GB) is not met at any gateway linger modeled here (best ${usd(Math.min(...rows.map((x) => x.total)))}/GB).`,
-    `The same workload through Lambda and API Gateway at 100 ms linger models at ${usd(atDefault.http)}/GB.`,
+    `### Modeled gateway ingest at 1 KB records, 1 MB/s, ${CLIENT_LINGER_MS} ms client linger, by deployment, mode and gateway linger`,
     '',
-    `By throughput, at ${clientLingerMs} ms client linger, with the task sized at ${f(mbPerVcpu, 1)} MB/s per vCPU (this run's single-process gateway rate`,
-    `above; at least ${GATEWAY_TASK.vcpu} vCPU, ${GATEWAY_TASK.gbPerVcpu} GB per vCPU) and one NLB:`,
+    `Clients send a request of one partition (sticky partitioner, uniform over 16) every ${CLIENT_LINGER_MS} ms of the traffic, spread evenly over the tasks:`,
+    `a task's window of W ms holds k = max(1, W / (${CLIENT_LINGER_MS} ms × tasks)) requests (at most ${DEFAULT_BATCH_BYTES / 2 ** 20} MiB, the gateway's batch bytes), is one intake object, and touches`,
+    "16·(1−(15/16)^k) partitions on average, each one STATE update (+ amortized spills) and one replaced range in maintenance (section (d)'s counted",
+    'requests: storage requests = S3 PUT + DynamoDB + maintenance, no Lambda or API Gateway). NLB mode: the tasks + an NLB + one NLCU-hour per GB.',
+    'Direct mode (no load balancer; clients resolve a Cloud Map name, each task terminates TLS): the tasks + the namespace\'s private hosted zone',
+    `+ one registered instance per task + the secret with the TLS key. Kinesis on-demand ingest at this rate: ${usd(kinesis)}/GB; ✓ = at most 1/8 of it (${usd(target)}/GB).`,
     '',
-    '| MB/s | storage requests $/GB | task + NLB + NLCU $/GB | gateway ingest $/GB | Kinesis on-demand $/GB | share of Kinesis |',
-    '|---|---|---|---|---|---|',
-    ...byRate.map((row) => `| ${row.mb} | ${usd(row.storage)} | ${usd(row.compute)} | ${usd(row.total)} | ${usd(row.kinesis)} | ${f((row.total / row.kinesis) * 100, 1)}% |`),
+    `| deployment | gateway linger (a produce waits up to) | requests per intake object | partitions per intake object | intake objects per GB | storage requests $/GB | tasks $/GB | NLB + NLCU $/GB | **NLB mode $/GB** (of Kinesis) | Cloud Map + secret $/GB | **direct mode $/GB** (of Kinesis) |`,
+    '|---|---|---|---|---|---|---|---|---|---|---|',
+    ...rows.map(
+      (row) =>
+        `| ${row.deployment.name}: ${describe(row.deployment)} | ${f(row.linger)} ms | ${f(row.nlb.requestsPerWindow, 2)} | ${f(row.nlb.partitionsPerWindow, 2)} | ${f(row.nlb.objectsPerGb)} | ${usd(row.nlb.storage)} | ${usd(row.nlb.tasks)} | ${usd(row.nlb.access)} | ${mark(row.nlb)} | ${usd(row.direct.access)} | ${mark(row.direct)} |`,
+    ),
     '',
-    rateMeets
-      ? `At 1 MB/s the hourly NLB and task dominate (${usd(byRate[0].compute)} of ${usd(byRate[0].total)}/GB); the 1/8 target is met from ${rateMeets.mb} MB/s (${usd(rateMeets.total)}/GB, ${f((rateMeets.total / rateMeets.kinesis) * 100, 1)}% of Kinesis).`
-      : `The 1/8 target is not met at any throughput modeled here (best ${usd(Math.min(...byRate.map((x) => x.total)))}/GB at ${byRate[byRate.length - 1].mb} MB/s).`,
+    `At 1 MB/s, the target of at most 1/8 of Kinesis on-demand (${usd(target)}/GB), by mode and deployment:`,
+    '',
+    ...verdicts,
+    '',
+    `A gateway linger of W ms adds up to W ms to a produce request's latency (the request that opens a window waits all of it, then the write).`,
+    `The same workload through Lambda and API Gateway at ${CLIENT_LINGER_MS} ms client linger models at ${usd(rows[0].nlb.http)}/GB.`,
+    '',
+    `By throughput, at ${CLIENT_LINGER_MS} ms client linger and the default ${DEFAULT_LINGER_MS} ms gateway linger, the deployment sized at ${f(mbPerVcpu, 1)} MB/s per vCPU (this run's`,
+    `single-process gateway rate above; at least ${describe(SMALLEST_DEPLOYMENT)}, tasks of at most ${f(DEFAULT_DEPLOYMENT.vcpu, 2)} vCPU (one Node process each), ${f(DEFAULT_DEPLOYMENT.gb / DEFAULT_DEPLOYMENT.vcpu)} GB per vCPU):`,
+    '',
+    '| MB/s | tasks | storage requests $/GB | tasks $/GB | NLB + NLCU $/GB | **NLB mode $/GB** (of Kinesis) | Cloud Map + secret $/GB | **direct mode $/GB** (of Kinesis) | Kinesis on-demand $/GB |',
+    '|---|---|---|---|---|---|---|---|---|',
+    ...byRate.map(
+      (row) =>
+        `| ${row.mb} | ${describe(row.deployment)} | ${usd(row.nlb.storage)} | ${usd(row.nlb.tasks)} | ${usd(row.nlb.access)} | ${mark(row.nlb)} | ${usd(row.direct.access)} | ${mark(row.direct)} | ${usd(row.nlb.kinesis)} |`,
+    ),
+    '',
+    `At the default gateway linger the 1/8 target is met: ${list(fromRate)}.`,
+    '',
+    '### Prices and assumptions of the gateway model',
+    '',
+    `- Fargate arm64 $${p.fargateVcpuHour}/vCPU-hour and $${p.fargateGbHour}/GB-hour. NLB $${p.nlbHour}/hour + $${p.nlcuHour}/NLCU-hour, ${p.nlcuGbPerHour} GB processed per NLCU-hour (the binding`,
+    `  NLCU dimension here). Direct mode: Route 53 private hosted zone (Cloud Map's private DNS namespace) $${p.privateHostedZoneMonth.toFixed(2)}/month, Cloud Map $${p.cloudMapInstanceMonth.toFixed(2)} per`,
+    `  registered instance-month (one per task), Secrets Manager $${p.secretMonth.toFixed(2)} per secret-month (the TLS certificate and key); months of ${HOURS_PER_MONTH} hours. us-east-1 list prices as known, not fetched online.`,
+    `- Deployments: the smallest is what \`kafkaGateway: { desiredCount: ${SMALLEST_GATEWAY_PROPS.desiredCount}, minCapacity: ${SMALLEST_GATEWAY_PROPS.minCapacity}, maxCapacity: ${SMALLEST_GATEWAY_PROPS.maxCapacity}, cpu: ${SMALLEST_GATEWAY_PROPS.cpu}, memoryLimitMiB: ${SMALLEST_GATEWAY_PROPS.memoryLimitMiB} }\``,
+    `  deploys; the construct default is KAFKA_GATEWAY_DEFAULTS (${KAFKA_GATEWAY_DEFAULTS.desiredCount} tasks of cpu ${KAFKA_GATEWAY_DEFAULTS.cpu}, memoryLimitMiB ${KAFKA_GATEWAY_DEFAULTS.memoryLimitMiB}, scaling out above ${targetCpu}% CPU).`,
+    `  At this run's ${f(mbPerVcpu, 1)} MB/s per vCPU (measured with the kafkajs client in the same process, so the gateway alone uses less), 1 MB/s`,
+    `  keeps the default's tasks at ${f(cpuAt1(DEFAULT_DEPLOYMENT))}% CPU (${cpuAt1(DEFAULT_DEPLOYMENT) < targetCpu ? 'no task added' : 'above the target: autoscaling would add tasks, not modeled'}) and the smallest task at ${f(cpuAt1(SMALLEST_DEPLOYMENT))}%` +
+      (cpuAt1(SMALLEST_DEPLOYMENT) < targetCpu ? '.' : ` (above ${targetCpu}%: without maxCapacity ${SMALLEST_GATEWAY_PROPS.maxCapacity} autoscaling would add tasks).`),
+    '- DNS queries are left out: a client resolves the Cloud Map name once per connection, a negligible count beside the traffic.',
+    `- Not in the model: cross-AZ data transfer, $${p.crossAzGbEachWay.toFixed(2)}/GB out of one zone and $${p.crossAzGbEachWay.toFixed(2)}/GB into the other, for clients in another AZ than the task`,
+    `  they reach, in both modes. If all produce traffic crossed AZs it would add ${usd(crossAz)}/GB: the cheapest configuration above (${cheapest.m.label}, ${cheapest.row.deployment.name},`,
+    `  ${f(cheapest.row.linger)} ms, ${usd(cheapest.cost.total)}/GB) would cost ${usd(cheapest.cost.total + crossAz)}/GB, ${pct((cheapest.cost.total + crossAz) / kinesis)} of Kinesis` +
+      `${cheapest.cost.total + crossAz <= target ? ', still within the target' : `, above the target`}. Clients in the same AZ as the task they reach pay none.`,
+    '- The NLB model is not zonal either: one NLB-hour and one NLCU-hour per GB however many zones it serves, and no transfer charge for',
+    '  cross-zone load balancing (an NLB node forwarding to a task in another zone).',
   ].join('\n');
 }

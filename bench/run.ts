@@ -1,6 +1,7 @@
 // `npm run bench`: codec, request counts, local end-to-end throughput, the cost model and many
 // writers (1 vs 3 server processes), written to bench/results.md with the machine described.
 // Every sentence of results.md is written from this run's numbers. Prints progress.
+// SLUICE_BENCH_ONLY=kafka-gateway runs the Kafka gateway section alone and prints it.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { benchBreakdown, type BreakdownRow } from './breakdown.js';
 import { benchCodec, type CodecResult } from './codec.js';
@@ -296,6 +297,53 @@ function produceCounts(p: ProduceShape): ProduceCounts {
   return { plain: p.plain, plainWriteUnits: p.writeUnits.plain, spillWriteUnits: p.writeUnits.spill, spillsPerPartitionAppend: p.spillsPerPartitionAppend };
 }
 
+/** What the cost model takes from section (b)'s counts. */
+function countedFrom(requests: RequestsResult): CountedRequests {
+  const steady = requests.merge[requests.merge.length - 1];
+  // The one-range tail fetch (the newest offset) and the repeated fetch in a merged segment, of the longest log.
+  const longest = Math.max(...requests.fetch.map((f) => f.batches));
+  const ofLongest = requests.fetch.filter((f) => f.batches === longest && f.stage === 'after a maintenance run');
+  const tailFetch = ofLongest.find((f) => f.where === 'tail')!;
+  const mergedFetch = ofLongest.filter((f) => f.where === 'merged segment').sort((x, y) => total(y.again) - total(x.again))[0];
+  return {
+    perProduce: {
+      keyed: produceCounts(requests.produce.find((p) => p.partitions === 16 && !p.idempotent)!),
+      keyless: produceCounts(requests.produce.find((p) => p.partitions === 1 && !p.idempotent)!),
+    },
+    perFetchTail: tailFetch.again,
+    perFetchMerged: mergedFetch.again,
+    maintenance: {
+      partitions: steady.partitions,
+      merges: steady.merge.merges,
+      replacedRanges: steady.merge.replacedRanges,
+      intakeObjects: steady.intakeObjects,
+      intakeObjectsRead: steady.merge.intakeObjectsRead,
+      segmentObjectsRead: steady.merge.segmentObjectsRead,
+      counts: steady.counts,
+      writeUnits: steady.writeUnits,
+      readUnits: steady.readUnits,
+    },
+  };
+}
+
+/**
+ * `SLUICE_BENCH_ONLY=kafka-gateway npm run bench`: only the Kafka gateway section, with the request
+ * counts (b) its model needs, printed; bench/results.md is left as it is.
+ */
+async function kafkaGatewayOnly(): Promise<void> {
+  progress('starting the embedded emulators in a child process');
+  const storage = await startBenchStorage();
+  let requests: RequestsResult;
+  let kafkaGateway: KafkaGatewayBenchResult;
+  try {
+    requests = await benchRequests(storage, progress);
+    kafkaGateway = await benchKafkaGateway(storage, progress);
+  } finally {
+    await storage.close();
+  }
+  console.log(`\n${kafkaGatewaySection(kafkaGateway, countedFrom(requests))}\n`);
+}
+
 async function main(): Promise<void> {
   const machine = describeMachine();
   const previous = previousRatios();
@@ -332,31 +380,7 @@ async function main(): Promise<void> {
   }
 
   progress('cost model');
-  const steady = requests.merge[requests.merge.length - 1];
-  // The one-range tail fetch (the newest offset) and the repeated fetch in a merged segment, of the longest log.
-  const longest = Math.max(...requests.fetch.map((f) => f.batches));
-  const ofLongest = requests.fetch.filter((f) => f.batches === longest && f.stage === 'after a maintenance run');
-  const tailFetch = ofLongest.find((f) => f.where === 'tail')!;
-  const mergedFetch = ofLongest.filter((f) => f.where === 'merged segment').sort((x, y) => total(y.again) - total(x.again))[0];
-  const counted: CountedRequests = {
-    perProduce: {
-      keyed: produceCounts(requests.produce.find((p) => p.partitions === 16 && !p.idempotent)!),
-      keyless: produceCounts(requests.produce.find((p) => p.partitions === 1 && !p.idempotent)!),
-    },
-    perFetchTail: tailFetch.again,
-    perFetchMerged: mergedFetch.again,
-    maintenance: {
-      partitions: steady.partitions,
-      merges: steady.merge.merges,
-      replacedRanges: steady.merge.replacedRanges,
-      intakeObjects: steady.intakeObjects,
-      intakeObjectsRead: steady.merge.intakeObjectsRead,
-      segmentObjectsRead: steady.merge.segmentObjectsRead,
-      counts: steady.counts,
-      writeUnits: steady.writeUnits,
-      readUnits: steady.readUnits,
-    },
-  };
+  const counted = countedFrom(requests);
   const lines: CostLine[] = [];
   for (const { shape } of SHAPES) {
     for (const recordBytes of [1024, 10240]) {
@@ -397,4 +421,7 @@ async function main(): Promise<void> {
   progress('wrote bench/results.md');
 }
 
-await main();
+const only = process.env.SLUICE_BENCH_ONLY;
+if (only === undefined || only === '') await main();
+else if (only === 'kafka-gateway') await kafkaGatewayOnly();
+else throw new Error(`SLUICE_BENCH_ONLY=${only}: the sections that run alone are: kafka-gateway`);
