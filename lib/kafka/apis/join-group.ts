@@ -5,6 +5,11 @@
 // session timeout serves, as in Kafka. From v4 a member without an id is answered
 // MEMBER_ID_REQUIRED with the id to join again with (both clients handle it). v5 adds
 // group.instance.id (static membership).
+//
+// A waiting join stops when its connection closes: its gateway polls no more. The member stays
+// joined, as Kafka's coordinator keeps a member whose JoinGroup connection died (it cannot tell):
+// the join phase ends without waiting for it, and since no SyncGroup or heartbeat of its comes,
+// its session expires and the group rebalances without it.
 import { isSluiceError } from '../../errors.js';
 import { joinClassicGroup } from '../../groups/classic-join.js';
 import type { KafkaApi, KafkaCall } from '../api-handler.js';
@@ -33,18 +38,22 @@ export const joinGroupApi: KafkaApi<JoinGroupRequest, JoinGroupResponse> = {
   handle(request, call) {
     return inGroupOrder(call, async () => {
       try {
-        const joined = await joinClassicGroup(call.gateway.ctx, {
-          group: request.groupId,
-          memberId: request.memberId,
-          groupInstanceId: call.apiVersion >= 5 ? request.groupInstanceId : null,
-          protocolType: request.protocolType,
-          protocols: request.protocols,
-          sessionTimeoutMs: request.sessionTimeoutMs,
-          rebalanceTimeoutMs: call.apiVersion >= 1 && request.rebalanceTimeoutMs > 0 ? request.rebalanceTimeoutMs : request.sessionTimeoutMs,
-          clientId: call.clientId ?? '',
-          clientHost: clientHost(call),
-          requireKnownMemberId: call.apiVersion >= 4,
-        });
+        const joined = await joinClassicGroup(
+          call.gateway.ctx,
+          {
+            group: request.groupId,
+            memberId: request.memberId,
+            groupInstanceId: call.apiVersion >= 5 ? request.groupInstanceId : null,
+            protocolType: request.protocolType,
+            protocols: request.protocols,
+            sessionTimeoutMs: request.sessionTimeoutMs,
+            rebalanceTimeoutMs: call.apiVersion >= 1 && request.rebalanceTimeoutMs > 0 ? request.rebalanceTimeoutMs : request.sessionTimeoutMs,
+            clientId: call.clientId ?? '',
+            clientHost: clientHost(call),
+            requireKnownMemberId: call.apiVersion >= 4,
+          },
+          { signal: call.connection.signal },
+        );
         return {
           throttleTimeMs: 0,
           errorCode: KafkaError.NONE,
@@ -55,6 +64,7 @@ export const joinGroupApi: KafkaApi<JoinGroupRequest, JoinGroupResponse> = {
           members: joined.members.map((m) => ({ memberId: m.memberId, groupInstanceId: m.groupInstanceId ?? null, metadata: m.metadata })),
         };
       } catch (e) {
+        if (call.connection.signal.aborted) return undefined; // the client is gone: nothing to answer
         if (isSluiceError(e) && e.code === 'MEMBER_ID_REQUIRED') return failed(KafkaError.MEMBER_ID_REQUIRED, e.details.memberId as string);
         return failed(groupErrorCode(e, `join group '${request.groupId}'`), request.memberId);
       }
