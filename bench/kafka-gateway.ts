@@ -154,6 +154,8 @@ export interface KafkaGatewayBenchResult {
   readonly httpSeconds: number;
   /** Small requests of several producers at once, at the default linger and at LONG_LINGER_MS. */
   readonly small: readonly SmallRequestsResult[];
+  /** The same producer through a plain TCP gateway and a TLS one, in alternating rounds (absent when not measured). */
+  readonly tls?: { readonly rounds: number; readonly records: number; readonly plainSeconds: number; readonly tlsSeconds: number };
 }
 
 export interface SmallRequestsResult {
@@ -352,11 +354,21 @@ export function kafkaGatewaySection(r: KafkaGatewayBenchResult, counted: Counted
   const crossAz = crossAzPerGb();
 
   // The tasks and the mode's access are fixed per hour (NLCUs per GB), so the target depends on
-  // throughput: the same model at larger rates, the deployment sized by the gateway's measured rate.
-  const mbPerVcpu = (gatewayRate * r.recordBytes) / (1024 * 1024);
-  const byRate = [1, 2, 5, 10, 20, 50].map((mb) => {
-    const deployment = sizedDeployment(mb, mbPerVcpu);
-    return { mb, deployment, nlb: ingest('nlb', deployment, DEFAULT_LINGER_MS, mb), direct: ingest('direct', deployment, DEFAULT_LINGER_MS, mb) };
+  // throughput: the same model at larger rates, the deployment sized by the gateway's measured rate
+  // per vCPU: over plain TCP for the NLB mode (the NLB terminates TLS), over TLS for the direct mode.
+  const mb = (records: number, seconds: number) => (records * r.recordBytes) / seconds / 2 ** 20;
+  const mbPerVcpu: Record<GatewayMode, number> = r.tls
+    ? { nlb: mb(r.tls.records, r.tls.plainSeconds), direct: mb(r.tls.records, r.tls.tlsSeconds) }
+    : { nlb: mb(r.records, r.gatewaySeconds), direct: mb(r.records, r.gatewaySeconds) };
+  const sizing = r.tls
+    ? `sized at this run's single-process gateway rates per vCPU measured above in alternating rounds: ${f(mbPerVcpu.nlb, 1)} MB/s over plain TCP for the NLB mode (the NLB terminates TLS), ${f(mbPerVcpu.direct, 1)} MB/s over TLS for the direct mode (the task terminates it)`
+    : `sized at this run's single-process gateway rate above, ${f(mbPerVcpu.nlb, 1)} MB/s per vCPU over plain TCP, in both modes (TLS in the task not measured in this run)`;
+  const byRate = [1, 2, 5, 10, 20, 50].map((mbPerSecond) => {
+    const at = (mode: GatewayMode) => {
+      const deployment = sizedDeployment(mbPerSecond, mbPerVcpu[mode]);
+      return { deployment, ...ingest(mode, deployment, DEFAULT_LINGER_MS, mbPerSecond) };
+    };
+    return { mb: mbPerSecond, nlb: at('nlb'), direct: at('direct') };
   });
   const fromRate = GATEWAY_MODES.map(({ mode, label }) => {
     const first = byRate.find((row) => row[mode].total <= row[mode].kinesis / 8);
@@ -366,13 +378,22 @@ export function kafkaGatewaySection(r: KafkaGatewayBenchResult, counted: Counted
   });
   const p = GATEWAY_PRICES;
   const targetCpu = KAFKA_GATEWAY_DEFAULTS.targetCpuUtilizationPercent;
-  const cpuAt1 = (d: GatewayDeployment) => (100 * 1) / (d.tasks * d.vcpu * mbPerVcpu);
+  // CPU at 1 MB/s: the smallest deployment in the direct mode (TLS in the task) and the default in the NLB mode, the heavier and the lighter load.
+  const cpuAt1 = (d: GatewayDeployment, mode: GatewayMode) => (100 * 1) / (d.tasks * d.vcpu * mbPerVcpu[mode]);
+  const smallestCpu = Math.max(cpuAt1(SMALLEST_DEPLOYMENT, 'nlb'), cpuAt1(SMALLEST_DEPLOYMENT, 'direct'));
+  const defaultCpu = Math.max(cpuAt1(DEFAULT_DEPLOYMENT, 'nlb'), cpuAt1(DEFAULT_DEPLOYMENT, 'direct'));
   return [
     '## Kafka gateway: kafkajs through the gateway, batching across connections, and its $/GB',
     '',
     `A kafkajs producer sent ${f(r.records)} records of ${f(r.recordBytes)} B (keyed, 16 partitions, ${f(r.perRequest)} per request, 4 requests in flight, acks=1)`,
     `through the gateway at ${f(gatewayRate)} records/s; the same records as record-batches bodies through the HTTP router (in process, no socket)`,
     `went at ${f(httpRate)} records/s: the gateway path ran at ${f((gatewayRate / httpRate) * 100)}% of the HTTP path's rate in this run.`,
+    '',
+    r.tls
+      ? `The same producer through a gateway listening with TLS (node:tls, a self-signed certificate the client trusts: kafkajs \`ssl: { ca }\`) and through one over plain TCP, ` +
+        `${r.tls.rounds} alternating rounds of ${f(r.tls.records / r.tls.rounds)} records per side: ${f(r.tls.records / r.tls.tlsSeconds)} records/s over TLS, ${f(r.tls.records / r.tls.plainSeconds)} over plain TCP; ` +
+        `TLS ran at ${f((r.tls.plainSeconds / r.tls.tlsSeconds) * 100)}% of plain TCP's rate.`
+      : 'The gateway over TLS was not measured in this run.',
     '',
     `${atDefault.producers} kafkajs producers sending one 100 B record per request (keyed, so each request is one partition's batch, the partition`,
     'uniform over 16), each waiting for its answer before the next, through a gateway at its default linger and at a long one:',
@@ -408,14 +429,14 @@ export function kafkaGatewaySection(r: KafkaGatewayBenchResult, counted: Counted
     `A gateway linger of W ms adds up to W ms to a produce request's latency (the request that opens a window waits all of it, then the write).`,
     `The same workload through Lambda and API Gateway at ${CLIENT_LINGER_MS} ms client linger models at ${usd(rows[0].nlb.http)}/GB.`,
     '',
-    `By throughput, at ${CLIENT_LINGER_MS} ms client linger and the default ${DEFAULT_LINGER_MS} ms gateway linger, the deployment sized at ${f(mbPerVcpu, 1)} MB/s per vCPU (this run's`,
-    `single-process gateway rate above; at least ${describe(SMALLEST_DEPLOYMENT)}, tasks of at most ${f(DEFAULT_DEPLOYMENT.vcpu, 2)} vCPU (one Node process each), ${f(DEFAULT_DEPLOYMENT.gb / DEFAULT_DEPLOYMENT.vcpu)} GB per vCPU):`,
+    `By throughput, at ${CLIENT_LINGER_MS} ms client linger and the default ${DEFAULT_LINGER_MS} ms gateway linger, the deployment ${sizing}`,
+    `(at least ${describe(SMALLEST_DEPLOYMENT)}, tasks of at most ${f(DEFAULT_DEPLOYMENT.vcpu, 2)} vCPU (one Node process each), ${f(DEFAULT_DEPLOYMENT.gb / DEFAULT_DEPLOYMENT.vcpu)} GB per vCPU):`,
     '',
-    '| MB/s | tasks | storage requests $/GB | tasks $/GB | NLB + NLCU $/GB | **NLB mode $/GB** (of Kinesis) | Cloud Map + secret $/GB | **direct mode $/GB** (of Kinesis) | Kinesis on-demand $/GB |',
-    '|---|---|---|---|---|---|---|---|---|',
+    '| MB/s | storage requests $/GB | NLB mode: tasks | tasks $/GB | NLB + NLCU $/GB | **NLB mode $/GB** (of Kinesis) | direct mode: tasks | tasks $/GB | Cloud Map + secret $/GB | **direct mode $/GB** (of Kinesis) | Kinesis on-demand $/GB |',
+    '|---|---|---|---|---|---|---|---|---|---|---|',
     ...byRate.map(
       (row) =>
-        `| ${row.mb} | ${describe(row.deployment)} | ${usd(row.nlb.storage)} | ${usd(row.nlb.tasks)} | ${usd(row.nlb.access)} | ${mark(row.nlb)} | ${usd(row.direct.access)} | ${mark(row.direct)} | ${usd(row.nlb.kinesis)} |`,
+        `| ${row.mb} | ${usd(row.nlb.storage)} | ${describe(row.nlb.deployment)} | ${usd(row.nlb.tasks)} | ${usd(row.nlb.access)} | ${mark(row.nlb)} | ${describe(row.direct.deployment)} | ${usd(row.direct.tasks)} | ${usd(row.direct.access)} | ${mark(row.direct)} | ${usd(row.nlb.kinesis)} |`,
     ),
     '',
     `At the default gateway linger the 1/8 target is met: ${list(fromRate)}.`,
@@ -427,10 +448,11 @@ export function kafkaGatewaySection(r: KafkaGatewayBenchResult, counted: Counted
     `  registered instance-month (one per task), Secrets Manager $${p.secretMonth.toFixed(2)} per secret-month (the TLS certificate and key); months of ${HOURS_PER_MONTH} hours. us-east-1 list prices as known, not fetched online.`,
     `- Deployments: the smallest is what \`kafkaGateway: { desiredCount: ${SMALLEST_GATEWAY_PROPS.desiredCount}, minCapacity: ${SMALLEST_GATEWAY_PROPS.minCapacity}, maxCapacity: ${SMALLEST_GATEWAY_PROPS.maxCapacity}, cpu: ${SMALLEST_GATEWAY_PROPS.cpu}, memoryLimitMiB: ${SMALLEST_GATEWAY_PROPS.memoryLimitMiB} }\``,
     `  deploys; the construct default is KAFKA_GATEWAY_DEFAULTS (${KAFKA_GATEWAY_DEFAULTS.desiredCount} tasks of cpu ${KAFKA_GATEWAY_DEFAULTS.cpu}, memoryLimitMiB ${KAFKA_GATEWAY_DEFAULTS.memoryLimitMiB}, scaling out above ${targetCpu}% CPU).`,
-    `  At this run's ${f(mbPerVcpu, 1)} MB/s per vCPU (measured with the kafkajs client in the same process, so the gateway alone uses less), 1 MB/s`,
-    `  keeps the default's tasks at ${f(cpuAt1(DEFAULT_DEPLOYMENT))}% CPU (${cpuAt1(DEFAULT_DEPLOYMENT) < targetCpu ? 'no task added' : 'above the target: autoscaling would add tasks, not modeled'}) and the smallest task at ${f(cpuAt1(SMALLEST_DEPLOYMENT))}%` +
-      (cpuAt1(SMALLEST_DEPLOYMENT) < targetCpu ? '.' : ` (above ${targetCpu}%: without maxCapacity ${SMALLEST_GATEWAY_PROPS.maxCapacity} autoscaling would add tasks).`),
-    '- DNS queries are left out: a client resolves the Cloud Map name once per connection, a negligible count beside the traffic.',
+    `  At this run's rates per vCPU (measured with the kafkajs client in the same process, so the gateway alone uses less), 1 MB/s keeps the`,
+    `  default's tasks at up to ${f(defaultCpu)}% CPU (${defaultCpu < targetCpu ? 'no task added' : 'above the target: autoscaling would add tasks, not modeled'}) and the smallest task at up to ${f(smallestCpu)}%` +
+      (smallestCpu < targetCpu ? '.' : ` (above ${targetCpu}%: without maxCapacity ${SMALLEST_GATEWAY_PROPS.maxCapacity} autoscaling would add tasks).`),
+    '- DNS queries are left out: a client resolves the Cloud Map name once per connection, a negligible count beside the traffic; so are the',
+    '  Secrets Manager API calls (a task reads the secret once, when it starts).',
     `- Not in the model: cross-AZ data transfer, $${p.crossAzGbEachWay.toFixed(2)}/GB out of one zone and $${p.crossAzGbEachWay.toFixed(2)}/GB into the other, for clients in another AZ than the task`,
     `  they reach, in both modes. If all produce traffic crossed AZs it would add ${usd(crossAz)}/GB: the cheapest configuration above (${cheapest.m.label}, ${cheapest.row.deployment.name},`,
     `  ${f(cheapest.row.linger)} ms, ${usd(cheapest.cost.total)}/GB) would cost ${usd(cheapest.cost.total + crossAz)}/GB, ${pct((cheapest.cost.total + crossAz) / kinesis)} of Kinesis` +

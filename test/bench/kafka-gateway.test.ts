@@ -119,6 +119,16 @@ describe('kafkaGatewaySection', () => {
     }
   });
 
+  it('sizes the direct mode by the TLS rate when measured', () => {
+    expect(text).toContain('not measured in this run');
+    const withTls = kafkaGatewaySection({ ...result, tls: { rounds: 2, records: 4000, plainSeconds: 1, tlsSeconds: 2 } }, COUNTED);
+    expect(withTls).toMatch(/2,000 records\/s over TLS, 4,000 over plain TCP; TLS ran at 50% of plain TCP's rate/);
+    // 50 MB/s at 3.9 MB/s per vCPU (plain) and 1.95 (TLS): 13 and 26 tasks.
+    const row = withTls.split('\n').find((l) => l.startsWith('| 50 |'))!.split('|');
+    expect(row[3]).toMatch(/^ 13 × /);
+    expect(row[7]).toMatch(/^ 26 × /);
+  });
+
   it('prints every price it uses and the effect of cross-AZ transfer', () => {
     for (const price of ['$0.03238', '$0.00356', '$0.0225', '$0.006', '$0.50/month', '$0.10 per', '$0.40 per', '730 hours', '$0.01/GB']) expect(text).toContain(price);
     expect(text).toMatch(/would add \$0\.0200\/GB/);
