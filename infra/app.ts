@@ -3,6 +3,7 @@
 // `npx cdk deploy -c namePrefix=sluice-dev -c removalPolicy=destroy`.
 import { App, RemovalPolicy } from 'aws-cdk-lib';
 import { ListenerCertificate } from 'aws-cdk-lib/aws-elasticloadbalancingv2';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { SluiceStack } from './sluice-stack.js';
 
 const app = new App();
@@ -13,21 +14,28 @@ const removalPolicy = destroy ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN;
 // The Kafka gateway is deployed when a certificate for its listener is given:
 //   -c kafkaCertificateArn=arn:aws:acm:… -c kafkaAdvertisedHost=kafka.example.com
 //   -c kafkaAllowedPrincipals=123456789012,arn:aws:iam::123456789012:role/Writer
+// or, without a load balancer, the complete ARN of the secret holding the tasks' certificate and key:
+//   -c kafkaTlsSecretArn=arn:aws:secretsmanager:…:secret:sluice-kafka-tls-AbCdEf
 const context = (name: string) => app.node.tryGetContext(name) as string | undefined;
 const kafkaCertificateArn = context('kafkaCertificateArn');
+const kafkaTlsSecretArn = context('kafkaTlsSecretArn');
 
 new SluiceStack(app, context('stackName') ?? 'Sluice', {
   description: 'Sluice: Kafka-style partitioned log on S3, DynamoDB and Lambda',
-  log: {
+  log: (stack) => ({
     namePrefix,
     bucketRemovalPolicy: removalPolicy,
     tableRemovalPolicy: removalPolicy,
-    kafkaGateway: kafkaCertificateArn
-      ? {
-          certificate: ListenerCertificate.fromArn(kafkaCertificateArn),
-          advertisedHost: context('kafkaAdvertisedHost'),
-          allowedPrincipals: context('kafkaAllowedPrincipals')?.split(',').filter((p) => p !== ''),
-        }
-      : undefined,
-  },
+    kafkaGateway:
+      kafkaCertificateArn || kafkaTlsSecretArn
+        ? {
+            ...(kafkaTlsSecretArn
+              ? { loadBalancer: false, tlsCertificate: Secret.fromSecretCompleteArn(stack, 'KafkaTlsSecret', kafkaTlsSecretArn) }
+              : {}),
+            certificate: kafkaCertificateArn ? ListenerCertificate.fromArn(kafkaCertificateArn) : undefined,
+            advertisedHost: context('kafkaAdvertisedHost'),
+            allowedPrincipals: context('kafkaAllowedPrincipals')?.split(',').filter((p) => p !== ''),
+          }
+        : undefined,
+  }),
 });

@@ -29,19 +29,29 @@ export function addSluiceNagSuppressions(log: Construct): void {
 }
 
 /** Findings on the Kafka gateway (infra/sluice-kafka-gateway.ts) accepted by design, each on the resource it concerns. */
-export function addKafkaGatewayNagSuppressions(parts: { loadBalancer: Construct; taskDefinition: Construct; executionRole: Construct }): void {
-  NagSuppressions.addResourceSuppressions(parts.loadBalancer, [
-    {
-      id: 'AwsSolutions-ELB2',
-      reason:
-        'Kafka connections are logged by the gateway itself (remote address, client id, authenticated IAM principal) in its log group; NLB access logs would add a second log bucket recording only TLS handshakes.',
-    },
-  ]);
+export function addKafkaGatewayNagSuppressions(parts: {
+  /** Undefined without a load balancer (`loadBalancer: false`). */
+  loadBalancer?: Construct;
+  taskDefinition: Construct;
+  executionRole: Construct;
+  /** Whether the tasks' TLS certificate and key come from a Secrets Manager secret (`tlsCertificate`). */
+  tlsFromSecret: boolean;
+}): void {
+  if (parts.loadBalancer) {
+    NagSuppressions.addResourceSuppressions(parts.loadBalancer, [
+      {
+        id: 'AwsSolutions-ELB2',
+        reason:
+          'Kafka connections are logged by the gateway itself (remote address, client id, authenticated IAM principal) in its log group; NLB access logs would add a second log bucket recording only TLS handshakes.',
+      },
+    ]);
+  }
   NagSuppressions.addResourceSuppressions(parts.taskDefinition, [
     {
       id: 'AwsSolutions-ECS2',
-      reason:
-        'The environment holds configuration only (table and bucket names, data prefix, advertised host, port, linger, allowed principal ARNs); the gateway has no secrets: its AWS access comes from the task role.',
+      reason: parts.tlsFromSecret
+        ? 'The environment holds configuration only (table and bucket names, data prefix, advertised host, port, linger, allowed principal ARNs); the one secret, the TLS certificate and private key, is injected from Secrets Manager through the container\'s secrets (KAFKA_TLS_CERT, KAFKA_TLS_KEY), and AWS access comes from the task role.'
+        : 'The environment holds configuration only (table and bucket names, data prefix, advertised host, port, linger, allowed principal ARNs); the gateway has no secrets: TLS ends at the load balancer and AWS access comes from the task role.',
     },
   ]);
   NagSuppressions.addResourceSuppressions(

@@ -1,15 +1,27 @@
-// The Kafka gateway in AWS: lib/kafka/main.ts in a container on ECS Fargate behind a Network Load
-// Balancer, so unchanged Kafka clients reach the log over TLS with IAM authentication.
+// The Kafka gateway in AWS: lib/kafka/main.ts in a container on ECS Fargate, so unchanged Kafka
+// clients reach the log over TLS with IAM authentication. Two deployments:
 //
+// With a load balancer (`loadBalancer: true`, the default):
 //   clients ──TLS:9092──▶ NLB (TLS listener, ACM certificate) ──TCP:9092──▶ Fargate tasks (private subnets)
-//                                                                           │ DynamoDB, S3 (gateway endpoints)
-//                                                                           └ STS (GetCallerIdentity, via NAT)
 //
-// Every task is stateless and serves every partition: Metadata names the load balancer's address
-// (`advertisedHost`) as the leader of all partitions, so every connection of a client goes through
-// the NLB and any task can answer it. The image is the gateway bundled at synth time by the local
-// esbuild (as the Lambda bundles are, plus the AWS SDK, which no container provides) and the
-// repository's Dockerfile; `cdk deploy` builds it with Docker or Finch (CDK_DOCKER=finch).
+// Without one (`loadBalancer: false`), as WarpStream's agents are deployed:
+//   clients ──DNS──▶ Cloud Map name (A records of the healthy tasks, TTL 10 s)
+//   clients ──TLS:9092──▶ a Fargate task, which terminates TLS itself (certificate and key from Secrets Manager)
+//
+//   both: tasks ──▶ DynamoDB, S3 (gateway endpoints); STS (GetCallerIdentity, via NAT)
+//
+// Every task is stateless and serves every partition: Metadata names `advertisedHost` (the load
+// balancer's name, or the Cloud Map name every task shares) as the leader of all partitions, so a
+// client's connections reach whichever task the load balancer or DNS picks, and any task can answer.
+// Without the load balancer there is no hourly charge of its own and no per-GB NLCU charge, which
+// dominate the cost at low throughput; what is lost is the load balancer's per-connection balancing
+// (DNS round robin spreads clients, not one client's connections) and its TLS offload. Neither mode
+// routes zone-aware yet: a client reaching a task in another availability zone pays cross-AZ data
+// transfer both ways (with the NLB, cross-zone load balancing is on for the same reason: any task).
+//
+// The image is the gateway bundled at synth time by the local esbuild (as the Lambda bundles are,
+// plus the AWS SDK, which no container provides) and the repository's Dockerfile; `cdk deploy`
+// builds it with Docker or Finch (CDK_DOCKER=finch).
 //
 // The task role holds what the gateway's requests need: the union of the produce, fetch, admin and
 // groups functions' access (function-permissions.ts), since the gateway serves all of them; not
@@ -27,39 +39,85 @@ import * as ecs from 'aws-cdk-lib/aws-ecs';
 import * as elbv2 from 'aws-cdk-lib/aws-elasticloadbalancingv2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
+import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import * as servicediscovery from 'aws-cdk-lib/aws-servicediscovery';
 import { Construct } from 'constructs';
 import { FUNCTION_ACCESS, type DataResources } from './function-permissions.js';
 import { BUNDLE_OPTIONS, REPO_ROOT } from './sluice-functions.js';
 import { addKafkaGatewayNagSuppressions } from './nag-suppressions.js';
 
+/** Where the tasks register without a load balancer (`loadBalancer: false`). */
+export interface KafkaGatewayServiceDiscovery {
+  /**
+   * The AWS Cloud Map private DNS namespace the tasks register in; it must belong to the gateway's VPC.
+   * @default - a new private DNS namespace named `<namePrefix>.internal` (lower case) in the VPC
+   */
+  readonly namespace?: servicediscovery.IPrivateDnsNamespace;
+  /**
+   * The Cloud Map service's name: the tasks' A records are `<name>.<namespace>`.
+   * @default 'kafka'
+   */
+  readonly name?: string;
+}
+
 export interface KafkaGatewayProps {
+  /**
+   * Whether clients reach the tasks through a Network Load Balancer with a TLS listener (`true`),
+   * or directly (`false`): the tasks register in AWS Cloud Map (A records of the healthy tasks,
+   * TTL 10 s) and terminate TLS themselves with `tlsCertificate`. Without the load balancer its
+   * hourly charge and per-GB NLCU charge are gone, which dominate the cost at low throughput;
+   * clients then bootstrap from the Cloud Map name and DNS round robin spreads their connections
+   * over the tasks (each connection goes to the task its lookup returned first, and stays there).
+   * @default true
+   */
+  readonly loadBalancer?: boolean;
   /**
    * Certificate of the load balancer's TLS listener: an ACM certificate (`acm.Certificate`,
    * `acm.Certificate.fromCertificateArn`) or `elbv2.ListenerCertificate.fromArn(arn)`. It must
    * cover the host name clients connect to: `advertisedHost`, a domain of yours pointing (CNAME or
-   * alias) at the load balancer.
+   * alias) at the load balancer. Required with `loadBalancer: true`, refused without.
+   * @default - none: required when `loadBalancer` is true
    */
-  readonly certificate: elbv2.IListenerCertificate;
+  readonly certificate?: elbv2.IListenerCertificate;
+  /**
+   * The tasks' own TLS certificate and key, with `loadBalancer: false`: a Secrets Manager secret
+   * whose JSON has the PEM fields `certificate` (the certificate, then any intermediates) and
+   * `privateKey`. ECS injects them into the container (`KAFKA_TLS_CERT`, `KAFKA_TLS_KEY`); the task
+   * execution role may read this secret and no other. The certificate must cover `advertisedHost`
+   * (by default the Cloud Map name, e.g. `kafka.sluice.internal`): from a private CA, whose
+   * certificate clients then need to trust, or an ACM exportable certificate for a domain of yours
+   * (name the namespace after it). Required with `loadBalancer: false`, refused with a load balancer.
+   * @default - none: required when `loadBalancer` is false
+   */
+  readonly tlsCertificate?: secretsmanager.ISecret;
+  /**
+   * The Cloud Map namespace and service name the tasks register under, with `loadBalancer: false`.
+   * @default - a namespace `<namePrefix>.internal` and the name 'kafka': `kafka.<namePrefix>.internal`
+   */
+  readonly serviceDiscovery?: KafkaGatewayServiceDiscovery;
   /**
    * The host name clients bootstrap from, which Metadata advertises as every partition's leader and
-   * IAM tokens are bound to (their `gatewayId`).
-   * @default - the load balancer's DNS name (clients then connect to a name no ACM certificate can
-   * cover, so they must skip host name verification: set this in production)
+   * IAM tokens are bound to (their `gatewayId`). The TLS certificate (`certificate` or
+   * `tlsCertificate`) must cover it.
+   * @default - with a load balancer, its DNS name (clients then connect to a name no ACM certificate
+   * can cover, so they must skip host name verification: set this in production); without one, the
+   * Cloud Map name `<serviceDiscovery.name>.<namespace>` (`kafka.<namePrefix>.internal`)
    */
   readonly advertisedHost?: string;
   /**
-   * The VPC of the tasks and the load balancer.
+   * The VPC of the tasks (and the load balancer).
    * @default - a new VPC: 2 availability zones, 1 NAT gateway (the tasks reach STS and ECR through
    * it), S3 and DynamoDB gateway endpoints, flow logs of rejected traffic
    */
   readonly vpc?: ec2.IVpc;
   /**
    * Whether the load balancer has a public address. Clients outside the VPC also need `clientPeers`.
+   * Only with a load balancer: the tasks themselves never get a public address.
    * @default false
    */
   readonly internetFacing?: boolean;
   /**
-   * Who may open connections to the listener.
+   * Who may open connections to the listener (with a load balancer) or to the tasks (without).
    * @default - the VPC's IPv4 CIDR
    */
   readonly clientPeers?: readonly ec2.IPeer[];
@@ -117,7 +175,9 @@ export interface KafkaGatewayProps {
    */
   readonly memoryLimitMiB?: number;
   /**
-   * How long the load balancer keeps a stopping task's connections before ECS stops it.
+   * How long the load balancer keeps a stopping task's connections before ECS stops it. Only with a
+   * load balancer: without one ECS removes a stopping task's A record from Cloud Map, then sends
+   * SIGTERM, and the gateway finishes its in-flight requests before closing its connections.
    * @default Duration.seconds(30)
    */
   readonly deregistrationDelay?: Duration;
@@ -147,10 +207,21 @@ export const KAFKA_GATEWAY_DEFAULTS = {
 export const GATEWAY_CONTAINER = 'gateway';
 
 /**
- * Below the NLB's fixed 350 s idle timeout of TLS flows: the gateway closes an idle connection
- * itself (Kafka's connections.max.idle.ms) before the load balancer silently drops it.
+ * Kafka's connections.max.idle.ms for the gateway: below 350 s, so the gateway closes an idle
+ * connection itself before a middlebox silently drops the flow (a dropped flow leaves the client
+ * waiting for its request timeout instead of reconnecting at once). With the load balancer that
+ * is the NLB's fixed 350 s idle timeout of TLS flows. Without it the same value stays: clients in
+ * the VPC reach the tasks with nothing in between, but clients elsewhere come through a Transit
+ * Gateway, a NAT gateway or Network Firewall, whose TCP idle timeouts are 350 s too; an idle
+ * client closed a little early only reconnects (and redoes its TLS handshake) when it next sends.
  */
 const CONNECTIONS_MAX_IDLE_MS = 300_000;
+
+/** Cloud Map's A records live this long in resolvers: a stopped task is out of DNS answers within it. */
+const DNS_TTL = Duration.seconds(10);
+
+/** The Cloud Map service name without a load balancer. */
+const DEFAULT_SERVICE_NAME = 'kafka';
 
 /** The data actions of the functions whose requests the gateway serves (function-permissions.ts). */
 export function gatewayAccess(): { objectActions: string[]; listBucket: boolean; tableActions: string[] } {
@@ -202,13 +273,24 @@ export class SluiceKafkaGateway extends Construct {
   readonly cluster: ecs.Cluster;
   readonly service: ecs.FargateService;
   readonly taskRole: iam.Role;
-  readonly loadBalancer: elbv2.NetworkLoadBalancer;
-  readonly listener: elbv2.NetworkListener;
-  readonly targetGroup: elbv2.NetworkTargetGroup;
+  /** The Network Load Balancer; undefined with `loadBalancer: false`. */
+  readonly loadBalancer?: elbv2.NetworkLoadBalancer;
+  /** The load balancer's TLS listener; undefined with `loadBalancer: false`. */
+  readonly listener?: elbv2.NetworkListener;
+  /** The tasks' target group; undefined with `loadBalancer: false`. */
+  readonly targetGroup?: elbv2.NetworkTargetGroup;
+  /** The private DNS namespace the tasks register in; undefined with a load balancer. */
+  readonly cloudMapNamespace?: servicediscovery.IPrivateDnsNamespace;
+  /** The Cloud Map service holding the tasks' A records; undefined with a load balancer. */
+  readonly cloudMapService?: servicediscovery.IService;
+  /** The security group clients' connections enter through: the load balancer's, or the tasks' without one. */
+  readonly clientSecurityGroup: ec2.SecurityGroup;
   readonly logGroup: logs.LogGroup;
   /** The host name clients bootstrap from (and sign their IAM tokens for). */
   readonly advertisedHost: string;
   readonly port: number;
+  /** Fewest tasks autoscaling keeps: fewer running means tasks failed (the dashboard alarms on it). */
+  readonly minCapacity: number;
   private readonly allowedPrincipals: string[];
   private readonly authentication: 'iam' | 'none';
 
@@ -220,29 +302,54 @@ export class SluiceKafkaGateway extends Construct {
     const desiredCount = props.desiredCount ?? Math.max(KAFKA_GATEWAY_DEFAULTS.desiredCount, minCapacity);
     const authentication = props.authentication ?? 'iam';
     const lingerMs = props.linger?.toMilliseconds() ?? KAFKA_GATEWAY_DEFAULTS.lingerMs;
-    validate(this, { port, minCapacity, maxCapacity, desiredCount, authentication, allowedPrincipals: props.allowedPrincipals ?? [] });
+    const loadBalanced = props.loadBalancer ?? true;
+    const serviceName = props.serviceDiscovery?.name ?? DEFAULT_SERVICE_NAME;
+    const defaultNamespaceName = `${props.namePrefix.toLowerCase()}.internal`;
+    validate(this, {
+      port,
+      minCapacity,
+      maxCapacity,
+      desiredCount,
+      authentication,
+      allowedPrincipals: props.allowedPrincipals ?? [],
+      loadBalanced,
+      props,
+      serviceName,
+      namespaceName: props.serviceDiscovery?.namespace ? undefined : defaultNamespaceName,
+    });
     this.port = port;
+    this.minCapacity = minCapacity;
     this.authentication = authentication;
     this.allowedPrincipals = authentication === 'iam' ? [...(props.allowedPrincipals ?? [Stack.of(this).account])] : [];
 
     this.vpc = props.vpc ?? this.createVpc();
     this.cluster = new ecs.Cluster(this, 'Cluster', { vpc: this.vpc, containerInsightsV2: ecs.ContainerInsights.ENABLED });
+    const clientPeers = props.clientPeers ?? [ec2.Peer.ipv4(this.vpc.vpcCidrBlock)];
 
-    const lbSecurityGroup = new ec2.SecurityGroup(this, 'LoadBalancerSecurityGroup', {
-      vpc: this.vpc,
-      description: 'Sluice Kafka gateway load balancer: Kafka clients in, gateway tasks out',
-      allowAllOutbound: false,
-    });
-    for (const peer of props.clientPeers ?? [ec2.Peer.ipv4(this.vpc.vpcCidrBlock)]) {
-      lbSecurityGroup.addIngressRule(peer, ec2.Port.tcp(port), 'Kafka clients (TLS)');
+    let lbSecurityGroup: ec2.SecurityGroup | undefined;
+    if (loadBalanced) {
+      lbSecurityGroup = new ec2.SecurityGroup(this, 'LoadBalancerSecurityGroup', {
+        vpc: this.vpc,
+        description: 'Sluice Kafka gateway load balancer: Kafka clients in, gateway tasks out',
+        allowAllOutbound: false,
+      });
+      this.loadBalancer = new elbv2.NetworkLoadBalancer(this, 'LoadBalancer', {
+        vpc: this.vpc,
+        internetFacing: props.internetFacing ?? false,
+        securityGroups: [lbSecurityGroup],
+        crossZoneEnabled: true,
+      });
+      this.advertisedHost = props.advertisedHost ?? this.loadBalancer.loadBalancerDnsName;
+    } else {
+      this.cloudMapNamespace =
+        props.serviceDiscovery?.namespace ??
+        new servicediscovery.PrivateDnsNamespace(this, 'Namespace', {
+          name: defaultNamespaceName,
+          vpc: this.vpc,
+          description: 'Sluice Kafka gateway: the tasks\' A records, which Kafka clients bootstrap from',
+        });
+      this.advertisedHost = props.advertisedHost ?? `${serviceName}.${this.cloudMapNamespace.namespaceName}`;
     }
-    this.loadBalancer = new elbv2.NetworkLoadBalancer(this, 'LoadBalancer', {
-      vpc: this.vpc,
-      internetFacing: props.internetFacing ?? false,
-      securityGroups: [lbSecurityGroup],
-      crossZoneEnabled: true,
-    });
-    this.advertisedHost = props.advertisedHost ?? this.loadBalancer.loadBalancerDnsName;
 
     this.logGroup = new logs.LogGroup(this, 'Logs', { retention: props.logRetention, removalPolicy: props.logRemovalPolicy });
     this.taskRole = new iam.Role(this, 'TaskRole', {
@@ -266,7 +373,8 @@ export class SluiceKafkaGateway extends Construct {
       logging: ecs.LogDrivers.awsLogs({ streamPrefix: 'gateway', logGroup: this.logGroup }),
       stopTimeout: Duration.seconds(30),
       healthCheck: {
-        // A TCP connect to the Kafka port, from inside the container (node is the only tool in the image).
+        // A TCP connect to the Kafka port, from inside the container (node is the only tool in the
+        // image). Without a load balancer it also gates the task's A record in Cloud Map.
         command: ['CMD', 'node', '-e', `require('net').connect(${port},'127.0.0.1').on('connect',()=>process.exit(0)).on('error',()=>process.exit(1))`],
         interval: Duration.seconds(15),
         timeout: Duration.seconds(5),
@@ -289,13 +397,23 @@ export class SluiceKafkaGateway extends Construct {
         POWERTOOLS_LOG_LEVEL: 'INFO',
         POWERTOOLS_METRICS_DISABLED: 'false',
       },
+      // The PEM contents (lib/kafka/gateway-env.ts), read by the execution role at task start: the
+      // secret's value never appears in the template or the task definition.
+      secrets: props.tlsCertificate
+        ? {
+            KAFKA_TLS_CERT: ecs.Secret.fromSecretsManager(props.tlsCertificate, 'certificate'),
+            KAFKA_TLS_KEY: ecs.Secret.fromSecretsManager(props.tlsCertificate, 'privateKey'),
+          }
+        : undefined,
     });
 
     const serviceSecurityGroup = new ec2.SecurityGroup(this, 'ServiceSecurityGroup', {
       vpc: this.vpc,
-      description: 'Sluice Kafka gateway tasks: Kafka from the load balancer only',
+      description: loadBalanced ? 'Sluice Kafka gateway tasks: Kafka from the load balancer only' : 'Sluice Kafka gateway tasks: Kafka clients in (TLS)',
       allowAllOutbound: true,
     });
+    this.clientSecurityGroup = lbSecurityGroup ?? serviceSecurityGroup;
+    for (const peer of clientPeers) this.allowClientsFrom(peer);
     this.service = new ecs.FargateService(this, 'Service', {
       cluster: this.cluster,
       taskDefinition,
@@ -306,23 +424,40 @@ export class SluiceKafkaGateway extends Construct {
       circuitBreaker: { rollback: true },
       minHealthyPercent: 100,
       maxHealthyPercent: 200,
-      healthCheckGracePeriod: Duration.seconds(60),
+      // ECS accepts a grace period only for services behind a load balancer; without one the
+      // container health check's start period plays its part.
+      healthCheckGracePeriod: loadBalanced ? Duration.seconds(60) : undefined,
+      cloudMapOptions: this.cloudMapNamespace
+        ? {
+            cloudMapNamespace: this.cloudMapNamespace,
+            name: serviceName,
+            dnsRecordType: servicediscovery.DnsRecordType.A,
+            dnsTtl: DNS_TTL,
+            // ECS reports the container health check's status to Cloud Map: an unhealthy task's
+            // record leaves the answers after one 30-second interval.
+            failureThreshold: 1,
+          }
+        : undefined,
     });
-    lbSecurityGroup.connections.allowTo(serviceSecurityGroup, ec2.Port.tcp(port), 'Kafka to the gateway tasks');
+    this.cloudMapService = this.service.cloudMapService;
 
-    this.listener = this.loadBalancer.addListener('Kafka', {
-      port,
-      protocol: elbv2.Protocol.TLS,
-      certificates: [props.certificate],
-      sslPolicy: elbv2.SslPolicy.RECOMMENDED_TLS,
-    });
-    this.targetGroup = this.listener.addTargets('Gateway', {
-      port,
-      protocol: elbv2.Protocol.TCP,
-      targets: [this.service.loadBalancerTarget({ containerName: GATEWAY_CONTAINER, containerPort: port })],
-      deregistrationDelay: props.deregistrationDelay ?? Duration.seconds(30),
-      healthCheck: { protocol: elbv2.Protocol.TCP, interval: Duration.seconds(10), healthyThresholdCount: 2, unhealthyThresholdCount: 2 },
-    });
+    if (this.loadBalancer && lbSecurityGroup) {
+      lbSecurityGroup.connections.allowTo(serviceSecurityGroup, ec2.Port.tcp(port), 'Kafka to the gateway tasks');
+      // validate() has checked that a load balancer comes with its certificate.
+      this.listener = this.loadBalancer.addListener('Kafka', {
+        port,
+        protocol: elbv2.Protocol.TLS,
+        certificates: [props.certificate!],
+        sslPolicy: elbv2.SslPolicy.RECOMMENDED_TLS,
+      });
+      this.targetGroup = this.listener.addTargets('Gateway', {
+        port,
+        protocol: elbv2.Protocol.TCP,
+        targets: [this.service.loadBalancerTarget({ containerName: GATEWAY_CONTAINER, containerPort: port })],
+        deregistrationDelay: props.deregistrationDelay ?? Duration.seconds(30),
+        healthCheck: { protocol: elbv2.Protocol.TCP, interval: Duration.seconds(10), healthyThresholdCount: 2, unhealthyThresholdCount: 2 },
+      });
+    }
 
     const scaling = this.service.autoScaleTaskCount({ minCapacity, maxCapacity });
     scaling.scaleOnCpuUtilization('Cpu', {
@@ -330,7 +465,12 @@ export class SluiceKafkaGateway extends Construct {
       scaleInCooldown: Duration.minutes(5),
       scaleOutCooldown: Duration.minutes(1),
     });
-    addKafkaGatewayNagSuppressions({ loadBalancer: this.loadBalancer, taskDefinition, executionRole: taskDefinition.obtainExecutionRole() });
+    addKafkaGatewayNagSuppressions({
+      loadBalancer: this.loadBalancer,
+      taskDefinition,
+      executionRole: taskDefinition.obtainExecutionRole(),
+      tlsFromSecret: props.tlsCertificate !== undefined,
+    });
   }
 
   /**
@@ -345,9 +485,9 @@ export class SluiceKafkaGateway extends Construct {
     this.allowedPrincipals.push(entry);
   }
 
-  /** Lets `peer` open connections to the listener (beyond `clientPeers`). */
+  /** Lets `peer` open connections to the listener, or to the tasks without a load balancer (beyond `clientPeers`). */
   allowClientsFrom(peer: ec2.IPeer): void {
-    for (const sg of this.loadBalancer.connections.securityGroups) sg.addIngressRule(peer, ec2.Port.tcp(this.port), 'Kafka clients (TLS)');
+    this.clientSecurityGroup.addIngressRule(peer, ec2.Port.tcp(this.port), 'Kafka clients (TLS)');
   }
 
   private createVpc(): ec2.Vpc {
@@ -390,7 +530,19 @@ function gatewayStatements(data: DataResources): iam.PolicyStatement[] {
 
 function validate(
   scope: Construct,
-  p: { port: number; minCapacity: number; maxCapacity: number; desiredCount: number; authentication: string; allowedPrincipals: readonly string[] },
+  p: {
+    port: number;
+    minCapacity: number;
+    maxCapacity: number;
+    desiredCount: number;
+    authentication: string;
+    allowedPrincipals: readonly string[];
+    loadBalanced: boolean;
+    props: KafkaGatewayProps;
+    serviceName: string;
+    /** The namespace the construct would create; undefined when one is given. */
+    namespaceName: string | undefined;
+  },
 ): void {
   const fail = (message: string): never => {
     throw new Error(`SluiceLog kafkaGateway ${scope.node.path}: ${message}`);
@@ -404,6 +556,25 @@ function validate(
   for (const entry of p.allowedPrincipals) {
     if (!isPrincipalEntry(entry)) fail(`allowedPrincipals: '${entry}' is neither a 12-digit account id nor an IAM or STS ARN`);
   }
+  const { props } = p;
+  if (p.loadBalanced) {
+    if (!props.certificate) fail('certificate is required with a load balancer (loadBalancer: true, the default): the ACM certificate of its TLS listener');
+    if (props.tlsCertificate) fail('tlsCertificate needs loadBalancer: false; with a load balancer its listener terminates TLS with certificate');
+    if (props.serviceDiscovery) fail('serviceDiscovery needs loadBalancer: false; with a load balancer clients reach it, not Cloud Map');
+  } else {
+    if (!props.tlsCertificate) fail('tlsCertificate is required with loadBalancer: false: a Secrets Manager secret whose JSON has the PEM fields certificate and privateKey, with which each task terminates TLS');
+    if (props.certificate) fail('certificate needs a load balancer; with loadBalancer: false give the tasks tlsCertificate (a Secrets Manager secret) instead');
+    if (props.internetFacing !== undefined) fail('internetFacing needs a load balancer; with loadBalancer: false the tasks have private addresses only');
+    if (props.deregistrationDelay !== undefined) fail("deregistrationDelay needs a load balancer (its target group's); with loadBalancer: false ECS removes a stopping task from Cloud Map before SIGTERM");
+    if (!Token.isUnresolved(p.serviceName) && !isDnsLabel(p.serviceName)) fail(`serviceDiscovery.name must be a DNS label (letters, digits, inner hyphens, at most 63), got '${p.serviceName}'`);
+    if (p.namespaceName !== undefined && !p.namespaceName.split('.').every(isDnsLabel)) {
+      fail(`the default Cloud Map namespace '${p.namespaceName}' (from namePrefix) is no DNS name: pass serviceDiscovery.namespace`);
+    }
+  }
+}
+
+function isDnsLabel(label: string): boolean {
+  return /^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/.test(label);
 }
 
 /** An account id or an IAM/STS ARN (lib/kafka/auth/principal-allow-list.ts reads the same forms); tokens resolve at deployment. */

@@ -98,8 +98,9 @@ export class SluiceMonitoring extends Construct {
 
   /**
    * Dashboard rows for the Kafka gateway: its own metrics (requests, errors and latency per API,
-   * open connections; lib/kafka/gateway-metrics.ts), the tasks, connections through the load
-   * balancer and health; and an alarm on unhealthy tasks.
+   * open connections; lib/kafka/gateway-metrics.ts) and the tasks' CPU and memory; with a load
+   * balancer its connections, resets and healthy tasks and an alarm on unhealthy tasks; without
+   * one the running tasks and their network bytes and an alarm when fewer than minCapacity run.
    */
   addKafkaGateway(gateway: SluiceKafkaGateway): void {
     const perApi = (metricName: string, statistic: string, label: string) =>
@@ -122,25 +123,60 @@ export class SluiceMonitoring extends Construct {
         }),
       ]),
     );
-    const unhealthy = gateway.targetGroup.metrics.unHealthyHostCount({ period: PERIOD, statistic: 'Maximum' });
-    this.alarm('kafka-gateway-unhealthy', unhealthy, 'Sluice Kafka gateway has unhealthy tasks');
+    const resources = graph('Kafka gateway CPU / memory (%)', [
+      gateway.service.metricCpuUtilization({ period: PERIOD }),
+      gateway.service.metricMemoryUtilization({ period: PERIOD }),
+    ]);
+    if (gateway.loadBalancer && gateway.targetGroup) {
+      const unhealthy = gateway.targetGroup.metrics.unHealthyHostCount({ period: PERIOD, statistic: 'Maximum' });
+      this.alarm('kafka-gateway-unhealthy', unhealthy, 'Sluice Kafka gateway has unhealthy tasks');
+      this.dashboard.addWidgets(
+        resources,
+        graph('Kafka connections (active / new)', [
+          gateway.loadBalancer.metrics.activeFlowCount({ period: PERIOD, statistic: 'Average' }),
+          gateway.loadBalancer.metrics.newFlowCount({ period: PERIOD }),
+        ]),
+        graph('Kafka gateway tasks (healthy / unhealthy)', [
+          gateway.targetGroup.metrics.healthyHostCount({ period: PERIOD, statistic: 'Minimum' }),
+          unhealthy,
+        ]),
+        graph('Kafka resets (client / load balancer / gateway)', [
+          gateway.loadBalancer.metrics.tcpClientResetCount({ period: PERIOD }),
+          gateway.loadBalancer.metrics.tcpElbResetCount({ period: PERIOD }),
+          gateway.loadBalancer.metrics.tcpTargetResetCount({ period: PERIOD }),
+        ]),
+      );
+      return;
+    }
+    // Without a load balancer the tasks' own numbers stand in for its: Container Insights counts
+    // the running tasks and their network bytes. ECS stops a task whose health check fails (and
+    // Cloud Map drops its record), so running below minCapacity means tasks failed or could not start.
+    const insights = (metricName: string, statistic: string, label: string) =>
+      new cloudwatch.Metric({
+        namespace: 'ECS/ContainerInsights',
+        metricName,
+        dimensionsMap: { ClusterName: gateway.cluster.clusterName, ServiceName: gateway.service.serviceName },
+        statistic,
+        period: PERIOD,
+        label,
+      });
+    const running = insights('RunningTaskCount', 'Minimum', 'running');
+    this.alarm(
+      'kafka-gateway-tasks-missing',
+      new cloudwatch.MathExpression({
+        expression: `${gateway.minCapacity} - running`,
+        usingMetrics: { running },
+        label: `tasks missing below minCapacity (${gateway.minCapacity})`,
+        period: PERIOD,
+      }),
+      'Sluice Kafka gateway runs fewer tasks than its minimum (failed health checks or tasks that cannot start)',
+    );
     this.dashboard.addWidgets(
-      graph('Kafka gateway CPU / memory (%)', [
-        gateway.service.metricCpuUtilization({ period: PERIOD }),
-        gateway.service.metricMemoryUtilization({ period: PERIOD }),
-      ]),
-      graph('Kafka connections (active / new)', [
-        gateway.loadBalancer.metrics.activeFlowCount({ period: PERIOD, statistic: 'Average' }),
-        gateway.loadBalancer.metrics.newFlowCount({ period: PERIOD }),
-      ]),
-      graph('Kafka gateway tasks (healthy / unhealthy)', [
-        gateway.targetGroup.metrics.healthyHostCount({ period: PERIOD, statistic: 'Minimum' }),
-        unhealthy,
-      ]),
-      graph('Kafka resets (client / load balancer / gateway)', [
-        gateway.loadBalancer.metrics.tcpClientResetCount({ period: PERIOD }),
-        gateway.loadBalancer.metrics.tcpElbResetCount({ period: PERIOD }),
-        gateway.loadBalancer.metrics.tcpTargetResetCount({ period: PERIOD }),
+      resources,
+      graph('Kafka gateway tasks (running / desired)', [running, insights('DesiredTaskCount', 'Maximum', 'desired')]),
+      graph('Kafka gateway network (bytes/s in / out)', [
+        insights('NetworkRxBytes', 'Average', 'in'),
+        insights('NetworkTxBytes', 'Average', 'out'),
       ]),
     );
   }

@@ -6,7 +6,8 @@ import { SluiceLog, type SluiceLogProps } from './sluice-log.js';
 import { SLUICE_FUNCTION_NAMES } from './routes.js';
 
 export interface SluiceStackProps extends StackProps {
-  readonly log?: SluiceLogProps;
+  /** The log's props, or a function making them in this stack (for props that are resources of it, e.g. an imported secret). */
+  readonly log?: SluiceLogProps | ((stack: Stack) => SluiceLogProps);
 }
 
 export class SluiceStack extends Stack {
@@ -14,7 +15,7 @@ export class SluiceStack extends Stack {
 
   constructor(scope: Construct, id: string, props: SluiceStackProps = {}) {
     super(scope, id, props);
-    this.log = new SluiceLog(this, 'Log', props.log);
+    this.log = new SluiceLog(this, 'Log', typeof props.log === 'function' ? props.log(this) : props.log);
 
     new CfnOutput(this, 'ApiUrl', { value: this.log.api.url, description: 'Sluice HTTP API (SigV4, service execute-api)' });
     new CfnOutput(this, 'BucketName', { value: this.log.bucket.bucketName, description: 'Segment bucket' });
@@ -24,10 +25,12 @@ export class SluiceStack extends Stack {
         value: `${this.log.kafkaGateway.advertisedHost}:${this.log.kafkaGateway.port}`,
         description: 'Kafka bootstrap servers (TLS, SASL/OAUTHBEARER with IAM tokens; gatewayId = the host)',
       });
-      new CfnOutput(this, 'KafkaLoadBalancerDnsName', {
-        value: this.log.kafkaGateway.loadBalancer.loadBalancerDnsName,
-        description: 'Point the advertised host name (CNAME or alias) at this',
-      });
+      if (this.log.kafkaGateway.loadBalancer) {
+        new CfnOutput(this, 'KafkaLoadBalancerDnsName', {
+          value: this.log.kafkaGateway.loadBalancer.loadBalancerDnsName,
+          description: 'Point the advertised host name (CNAME or alias) at this',
+        });
+      }
     }
     for (const name of SLUICE_FUNCTION_NAMES) {
       new CfnOutput(this, `${name[0].toUpperCase()}${name.slice(1)}FunctionName`, {

@@ -136,6 +136,10 @@ describe('SluiceLog with kafkaGateway', () => {
     expect(container.HealthCheck.Command[0]).toBe('CMD');
     expect(container.PortMappings).toEqual([{ ContainerPort: 9092, Protocol: 'tcp' }]);
     expect(container.StopTimeout).toBe(30);
+    // The load balancer terminates TLS: no certificate reaches the tasks, and they register nowhere else.
+    expect(container.Secrets).toBeUndefined();
+    template.resourceCountIs('AWS::ServiceDiscovery::Service', 0);
+    template.resourceCountIs('AWS::ServiceDiscovery::PrivateDnsNamespace', 0);
   });
 
   it('creates a VPC with S3 and DynamoDB gateway endpoints and rejected-traffic flow logs', () => {
