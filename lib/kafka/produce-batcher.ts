@@ -23,14 +23,30 @@ export interface ProduceBatcherOptions {
 export const DEFAULT_LINGER_MS = 25;
 export const DEFAULT_BATCH_BYTES = 8 * 1024 * 1024;
 
-/** What a batcher did, for metrics and the bench. */
+/** One window written: what it held and how long its write took. */
+export interface ProduceWindow {
+  /** Produce requests (one topic's part of a Kafka request each). */
+  readonly requests: number;
+  /** Distinct partitions appended to: one STATE update each (more only when one is refused). */
+  readonly partitions: number;
+  /** Bytes of the record batches: the intake object's size (records sent unencoded are estimated). */
+  readonly bytes: number;
+  readonly records: number;
+  /** Milliseconds of the write: the intake object PUT and every partition's commit. */
+  readonly latencyMs: number;
+}
+
+/** What a batcher did, for metrics and the bench: sums over the windows written. */
 export interface ProduceBatcherStats {
   /** Windows written: each is one intake object. */
   readonly windows: number;
-  /** Produce requests (one topic's part of a Kafka request each) written in them. */
   readonly requests: number;
+  readonly partitions: number;
   readonly bytes: number;
+  readonly records: number;
 }
+
+export type WindowListener = (window: ProduceWindow) => void;
 
 /** Appended partitions, as (topic, partition, log end offset after the append). */
 export type AppendListener = (topic: TopicRef, partition: number, logEndOffset: number) => void;
@@ -41,6 +57,18 @@ interface Pending {
   resolve(results: PartitionAppendResult[][]): void;
   reject(error: unknown): void;
 }
+
+const requestRecords = (requests: readonly AppendRequest[]) => {
+  let n = 0;
+  for (const r of requests) for (const a of r.appends) n += a.batch ? a.batch.count : a.records.length;
+  return n;
+};
+
+const distinctPartitions = (requests: readonly AppendRequest[]) => {
+  const seen = new Set<string>();
+  for (const r of requests) for (const a of r.appends) seen.add(`${r.topic.id}/${a.partition}`);
+  return seen.size;
+};
 
 const requestBytes = (requests: readonly AppendRequest[]) => {
   let n = 0;
@@ -58,7 +86,8 @@ export class ProduceBatcher {
   private writing: Promise<void> = Promise.resolve();
   private closed = false;
   private readonly listeners = new Set<AppendListener>();
-  private counters = { windows: 0, requests: 0, bytes: 0 };
+  private readonly windowListeners = new Set<WindowListener>();
+  private counters = { windows: 0, requests: 0, partitions: 0, bytes: 0, records: 0 };
 
   constructor(
     private readonly ctx: SluiceContext,
@@ -77,6 +106,12 @@ export class ProduceBatcher {
   onAppended(listener: AppendListener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  /** Called after each window's commits with what it held (the gateway's metrics). */
+  onWindowWritten(listener: WindowListener): () => void {
+    this.windowListeners.add(listener);
+    return () => this.windowListeners.delete(listener);
   }
 
   /**
@@ -117,6 +152,7 @@ export class ProduceBatcher {
 
   private async write(window: readonly Pending[]): Promise<void> {
     const requests = window.flatMap((p) => p.requests);
+    const started = performance.now();
     let results: PartitionAppendResult[][];
     try {
       results = await appendRequests(this.ctx, requests, { withLogStartOffset: true });
@@ -124,9 +160,18 @@ export class ProduceBatcher {
       for (const p of window) p.reject(e);
       return;
     }
+    const written: ProduceWindow = {
+      requests: requests.length,
+      partitions: distinctPartitions(requests),
+      bytes: window.reduce((n, p) => n + p.bytes, 0),
+      records: requestRecords(requests),
+      latencyMs: performance.now() - started,
+    };
     this.counters.windows++;
-    this.counters.requests += requests.length;
-    for (const p of window) this.counters.bytes += p.bytes;
+    this.counters.requests += written.requests;
+    this.counters.partitions += written.partitions;
+    this.counters.bytes += written.bytes;
+    this.counters.records += written.records;
     let at = 0;
     for (const p of window) {
       p.resolve(results.slice(at, at + p.requests.length));
@@ -135,5 +180,6 @@ export class ProduceBatcher {
     requests.forEach((request, i) => {
       for (const r of results[i]) if (!('error' in r) && !r.duplicate) for (const l of this.listeners) l(request.topic, r.partition, r.baseOffset + r.count);
     });
+    for (const l of this.windowListeners) l(written);
   }
 }

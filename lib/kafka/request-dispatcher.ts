@@ -43,6 +43,7 @@ export class RequestDispatcher {
     private readonly metrics: GatewayMetrics,
   ) {
     this.apis = new Map(apis.map((api) => [api.apiKey, api]));
+    metrics.watch(services.produceBatcher);
   }
 
   async dispatch(payload: Buffer, connection: KafkaConnection): Promise<DispatchResult> {

@@ -33,6 +33,18 @@ export const SluiceMetric = {
   KafkaRequestLatency: 'KafkaRequestLatency',
   /** Open Kafka client connections of one gateway. */
   KafkaConnections: 'KafkaConnections',
+  /** Produce batching windows a gateway wrote (one intake object each). */
+  KafkaProduceWindows: 'KafkaProduceWindows',
+  /** Mean produce requests (one topic's part of a Kafka request each) per window written. */
+  KafkaProduceWindowRequests: 'KafkaProduceWindowRequests',
+  /** Mean distinct partitions per window written (one STATE update each). */
+  KafkaProduceWindowPartitions: 'KafkaProduceWindowPartitions',
+  /** Mean record batch bytes per window written (the intake object's size). */
+  KafkaProduceWindowBytes: 'KafkaProduceWindowBytes',
+  /** Mean records per window written. */
+  KafkaProduceWindowRecords: 'KafkaProduceWindowRecords',
+  /** Mean milliseconds a window's write takes: the intake object PUT and the partitions' commits. */
+  KafkaProduceWindowLatency: 'KafkaProduceWindowLatency',
 } as const;
 
 export type SluiceMetricName = (typeof SluiceMetric)[keyof typeof SluiceMetric];

@@ -41,7 +41,7 @@ describe('ProduceBatcher', () => {
       ),
     );
     expect(await bucketKeys(ctx, intakeFolder(ctx.prefix))).toHaveLength(1);
-    expect(batcher.stats).toMatchObject({ windows: 1, requests: 16 });
+    expect(batcher.stats).toMatchObject({ windows: 1, requests: 16, partitions: 4, records: 16 });
     // Offsets follow arrival order in each partition.
     expect(answers.map(([ra]) => ok(ra[0]).baseOffset)).toEqual([0, 0, 0, 1, 1, 1, 2, 2]);
     expect(answers.map(([, rb]) => ok(rb[0]).baseOffset)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
