@@ -210,10 +210,11 @@ export const GATEWAY_CONTAINER = 'gateway';
  * Kafka's connections.max.idle.ms for the gateway: below 350 s, so the gateway closes an idle
  * connection itself before a middlebox silently drops the flow (a dropped flow leaves the client
  * waiting for its request timeout instead of reconnecting at once). With the load balancer that
- * is the NLB's fixed 350 s idle timeout of TLS flows. Without it the same value stays: clients in
- * the VPC reach the tasks with nothing in between, but clients elsewhere come through a Transit
- * Gateway, a NAT gateway or Network Firewall, whose TCP idle timeouts are 350 s too; an idle
- * client closed a little early only reconnects (and redoes its TLS handshake) when it next sends.
+ * is the NLB's fixed 350 s idle timeout of TLS flows. Without it the same value stays: the tasks'
+ * security group tracks connections, which on Nitro v6 hosts forgets an idle established flow after
+ * 350 s, and clients elsewhere may come through a NAT gateway or Network Firewall, whose default
+ * TCP idle timeouts are 350 s too; an idle client closed a little early only reconnects (and redoes
+ * its TLS handshake) when it next sends.
  */
 const CONNECTIONS_MAX_IDLE_MS = 300_000;
 

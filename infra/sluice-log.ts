@@ -116,7 +116,8 @@ export interface SluiceLogProps {
   readonly dataPrefix?: string;
   /**
    * A Kafka wire-protocol gateway for unchanged Kafka clients: ECS Fargate tasks behind a Network
-   * Load Balancer with a TLS listener, IAM authentication (SASL/OAUTHBEARER), autoscaling on CPU
+   * Load Balancer with a TLS listener (or, with `loadBalancer: false`, registered in AWS Cloud Map
+   * and terminating TLS themselves), IAM authentication (SASL/OAUTHBEARER), autoscaling on CPU
    * (infra/sluice-kafka-gateway.ts). `cdk deploy` then needs Docker or Finch to build its image.
    * @default - no gateway
    */
