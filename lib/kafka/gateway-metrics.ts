@@ -1,9 +1,9 @@
 // The gateway's metrics: per API, requests, errors (answered with an error code or no answer at
-// all) and latency; open connections; and the produce batching windows written (requests,
-// partitions, bytes, records per window and the write's latency: what batching buys, and what
-// it costs in latency). Kept in memory (stats(), which tests and logs read) and published every
-// `publishIntervalMs` as CloudWatch EMF (per-API ones with an `api` dimension), since a
-// long-running gateway has no Lambda invocation whose end flushes them.
+// all) and latency; open connections; TLS handshakes that failed; and the produce batching windows
+// written (requests, partitions, bytes, records per window and the write's latency: what batching
+// buys, and what it costs in latency). Kept in memory (stats(), which tests and logs read) and
+// published every `publishIntervalMs` as CloudWatch EMF (per-API ones with an `api` dimension),
+// since a long-running gateway has no Lambda invocation whose end flushes them.
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { SluiceMetrics } from '../observability/metrics.js';
 import { SluiceMetric } from '../observability/metric-names.js';
@@ -30,6 +30,8 @@ export interface ProduceWindowStats {
 export interface GatewayStats {
   readonly connections: number;
   readonly connectionsOpened: number;
+  /** TLS clients disconnected before or during their handshake (wrong CA, not TLS, timed out). */
+  readonly tlsHandshakeErrors: number;
   readonly apis: Readonly<Record<string, Readonly<ApiStats>>>;
   readonly produceWindows: Readonly<ProduceWindowStats>;
 }
@@ -39,6 +41,8 @@ const noWindows = (): ProduceWindowStats => ({ windows: 0, requests: 0, partitio
 export class GatewayMetrics {
   private connections = 0;
   private connectionsOpened = 0;
+  private tlsHandshakeErrors = 0;
+  private tlsHandshakeErrorsInInterval = 0;
   private readonly total = new Map<string, ApiStats>();
   private readonly interval = new Map<string, ApiStats>();
   private readonly windowsTotal = noWindows();
@@ -53,6 +57,11 @@ export class GatewayMetrics {
 
   connectionClosed(): void {
     this.connections--;
+  }
+
+  tlsHandshakeError(): void {
+    this.tlsHandshakeErrors++;
+    this.tlsHandshakeErrorsInInterval++;
   }
 
   /** One request of `api` answered (or not) after `latencyMs`; `failed` when it carried an error. */
@@ -89,6 +98,7 @@ export class GatewayMetrics {
     return {
       connections: this.connections,
       connectionsOpened: this.connectionsOpened,
+      tlsHandshakeErrors: this.tlsHandshakeErrors,
       apis: Object.fromEntries([...this.total].map(([k, v]) => [k, { ...v }])),
       produceWindows: { ...this.windowsTotal },
     };
@@ -103,6 +113,8 @@ export class GatewayMetrics {
     };
     if (this.metrics.enabled) {
       emit(SluiceMetric.KafkaConnections, MetricUnit.Count, this.connections);
+      // Only when there were any: a plain-TCP gateway has no handshakes to count.
+      if (this.tlsHandshakeErrorsInInterval > 0) emit(SluiceMetric.KafkaTlsHandshakeErrors, MetricUnit.Count, this.tlsHandshakeErrorsInInterval);
       for (const [api, s] of this.interval) {
         emit(SluiceMetric.KafkaRequests, MetricUnit.Count, s.requests, api);
         emit(SluiceMetric.KafkaRequestErrors, MetricUnit.Count, s.errors, api);
@@ -120,5 +132,6 @@ export class GatewayMetrics {
     }
     this.interval.clear();
     this.windowsInterval = noWindows();
+    this.tlsHandshakeErrorsInInterval = 0;
   }
 }

@@ -1,12 +1,18 @@
 // The Kafka gateway's process: the container entry point (Dockerfile, infra/sluice-kafka-gateway.ts).
 // Reads its configuration from the environment (gateway-env.ts; storage from the SLUICE_*
-// variables, AWS credentials and region from the task role), authenticates clients with IAM
-// tokens over SASL/OAUTHBEARER unless SLUICE_KAFKA_AUTH=none, and serves until SIGTERM, on which
-// it stops accepting connections, lets the requests in flight finish for up to
-// SLUICE_KAFKA_SHUTDOWN_GRACE_MS, closes every connection and exits 0. ECS sends SIGTERM after the
-// load balancer has drained the task, and SIGKILL after the container's stop timeout (30 s).
+// variables, AWS credentials and region from the task role), terminates TLS itself when
+// KAFKA_TLS_CERT and KAFKA_TLS_KEY are set (no load balancer in front), authenticates clients with
+// IAM tokens over SASL/OAUTHBEARER unless SLUICE_KAFKA_AUTH=none, and serves until SIGTERM, on
+// which it stops accepting connections, lets the requests in flight finish for up to
+// SLUICE_KAFKA_SHUTDOWN_GRACE_MS, closes every connection and exits 0. ECS sends SIGTERM after
+// the load balancer has drained the task or, without one, after it has deregistered the task from
+// the Cloud Map service (its DNS name no longer lists the task), and SIGKILL after the
+// container's stop timeout (30 s). Clients whose connection closes reconnect through that DNS
+// name to another task.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
+import { X509Certificate } from 'node:crypto';
+import { isIP } from 'node:net';
 import { createClients, createContext } from '../context.js';
 import { logger } from '../observability/logger.js';
 import { IamOAuthBearerAuthenticator } from './auth/iam-authenticator.js';
@@ -30,11 +36,15 @@ async function main(): Promise<void> {
     produceLingerMs: config.lingerMs,
     saslMechanisms,
     requireAuthentication: saslMechanisms.length > 0,
+    tls: config.tls,
   });
+  const certificate = config.tls ? new X509Certificate(config.tls.cert) : undefined;
   logger.info('kafka gateway started', {
     port: gateway.port,
     advertisedHost: config.advertisedHost,
     advertisedPort: gateway.services.advertisedPort,
+    tls: gateway.tls,
+    ...(certificate && { certificateSubject: certificate.subject.replace(/\n/g, ', '), certificateValidTo: certificate.validTo }),
     authentication: config.authentication,
     produceLingerMs: gateway.services.produceBatcher.lingerMs,
     gatewayId: config.gatewayId,
@@ -42,6 +52,14 @@ async function main(): Promise<void> {
     table: ctx.table,
     bucket: ctx.bucket,
   });
+
+  if (certificate) {
+    const host = config.advertisedHost;
+    if (!(isIP(host) ? certificate.checkIP(host) : certificate.checkHost(host))) {
+      logger.warn('the TLS certificate does not cover KAFKA_ADVERTISED_HOST: clients that verify host names will refuse it', { advertisedHost: host, subjectAltName: certificate.subjectAltName });
+    }
+    if (Date.parse(certificate.validTo) < Date.now()) logger.warn('the TLS certificate has expired: clients will refuse it', { validTo: certificate.validTo });
+  }
 
   // What the log and metadata layers record (records and bytes in, append latency…) is flushed by
   // the Lambda invocation wrapper there; here, once a minute and at the end.

@@ -1,10 +1,10 @@
-// The Kafka wire-protocol gateway: a TCP server that speaks Kafka's binary protocol over the same
-// log, metadata and group layers the Lambda handlers use. It is stateless: any number of
+// The Kafka wire-protocol gateway: a TCP (or TLS) server that speaks Kafka's binary protocol over
+// the same log, metadata and group layers the Lambda handlers use. It is stateless: any number of
 // gateways can serve any partition, and each names itself the leader of every partition.
-// Framing, ordering and connection limits are gateway-connection.ts's; decoding, dispatch and
-// error answers request-dispatcher.ts's; the APIs themselves are apis/.
+// The listening socket and TLS are listener.ts's; framing, ordering and connection limits
+// gateway-connection.ts's; decoding, dispatch and error answers request-dispatcher.ts's; the APIs
+// themselves are apis/.
 import { createHash } from 'node:crypto';
-import { createServer, type Server } from 'node:net';
 import type { SluiceContext } from '../context.js';
 import { logger } from '../observability/logger.js';
 import type { AnyKafkaApi } from './api-handler.js';
@@ -12,6 +12,7 @@ import { KAFKA_APIS } from './apis/index.js';
 import { FetchWaiter } from './fetch-waiter.js';
 import { GatewayConnection } from './gateway-connection.js';
 import { GatewayMetrics, type GatewayStats } from './gateway-metrics.js';
+import { type KafkaGatewayTls, listen } from './listener.js';
 import type { GatewayServices, GatewaySettings } from './gateway-services.js';
 import { ProduceBatcher } from './produce-batcher.js';
 import { RequestDispatcher } from './request-dispatcher.js';
@@ -46,11 +47,18 @@ export interface KafkaGatewayOptions {
   readonly produceBatchBytes?: number;
   /** How often per-API metrics are published as EMF. @default 60000 */
   readonly metricsIntervalMs?: number;
+  /**
+   * Terminate TLS (TLS 1.2 or later) with this certificate and key instead of serving plain TCP:
+   * Kafka's SSL (or SASL_SSL) listener. @default plain TCP
+   */
+  readonly tls?: KafkaGatewayTls;
 }
 
 export interface KafkaGateway {
   /** The port it listens on. */
   readonly port: number;
+  /** Whether it terminates TLS. */
+  readonly tls: boolean;
   readonly services: GatewayServices;
   /** Requests, errors and latency per API, and connections, since the start. */
   stats(): GatewayStats;
@@ -76,16 +84,29 @@ export async function startKafkaGateway(ctx: SluiceContext, options: KafkaGatewa
     socketRequestMaxBytes: options.socketRequestMaxBytes ?? DEFAULT_SOCKET_REQUEST_MAX_BYTES,
     connectionsMaxIdleMs: options.connectionsMaxIdleMs ?? DEFAULT_CONNECTIONS_MAX_IDLE_MS,
   };
-  const server: Server = createServer({ pauseOnConnect: false });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 9092, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : (options.port ?? 9092);
+  const metrics = new GatewayMetrics(ctx.metrics);
+  const connections = new Set<GatewayConnection>();
+  let closing: Promise<void> | undefined;
+  let dispatcher: RequestDispatcher | undefined;
+  const listener = await listen(
+    { host, port: options.port ?? 9092, tls: options.tls },
+    {
+      onConnection: (socket) => {
+        // A TLS handshake that completes while the gateway closes gets no connection.
+        if (closing || !dispatcher) {
+          socket.destroy();
+          return;
+        }
+        connections.add(new GatewayConnection(socket, dispatcher, metrics, settings, (c) => connections.delete(c)));
+      },
+      onHandshakeError: (error, peer) => {
+        metrics.tlsHandshakeError();
+        logger.warn('kafka TLS handshake failed', { peer, code: error.code, reason: handshakeFailure(error) });
+      },
+    },
+  );
+  const server = listener.server;
+  const port = listener.port;
   const wildcard = host === '0.0.0.0' || host === '::';
 
   const apis = options.apis ?? KAFKA_APIS;
@@ -110,12 +131,7 @@ export async function startKafkaGateway(ctx: SluiceContext, options: KafkaGatewa
       closeHooks.push(hook);
     },
   };
-  const metrics = new GatewayMetrics(ctx.metrics);
-  const dispatcher = new RequestDispatcher(services, apis, metrics);
-  const connections = new Set<GatewayConnection>();
-  server.on('connection', (socket) => {
-    connections.add(new GatewayConnection(socket, dispatcher, metrics, settings, (c) => connections.delete(c)));
-  });
+  dispatcher = new RequestDispatcher(services, apis, metrics);
   server.on('error', (e) => logger.error('kafka gateway server error', { error: e }));
   const publish = () => {
     try {
@@ -126,11 +142,11 @@ export async function startKafkaGateway(ctx: SluiceContext, options: KafkaGatewa
   };
   const publisher = setInterval(publish, options.metricsIntervalMs ?? 60_000);
   publisher.unref();
-  logger.info('kafka gateway listening', { host, port, advertisedHost: services.advertisedHost, advertisedPort: services.advertisedPort });
+  logger.info('kafka gateway listening', { host, port, tls: listener.tls, advertisedHost: services.advertisedHost, advertisedPort: services.advertisedPort });
 
-  let closing: Promise<void> | undefined;
   return {
     port,
+    tls: listener.tls,
     services,
     stats: () => metrics.stats(),
     close: ({ gracePeriodMs = 0 } = {}) =>
@@ -144,9 +160,19 @@ export async function startKafkaGateway(ctx: SluiceContext, options: KafkaGatewa
           clearTimeout(timer);
         }
         for (const c of connections) c.destroy();
+        listener.destroyAll(); // clients still in their TLS handshake
         await stopped;
         for (const hook of closeHooks) await hook();
         publish();
       })()),
   };
+}
+
+/** What a failed TLS handshake most likely was, for the operator reading the log. */
+function handshakeFailure(error: Error & { code?: string }): string {
+  if (error.code === 'ECONNRESET') return 'the client closed the connection during the handshake (did it refuse the certificate?)';
+  // OpenSSL's "<hex>:error:<code>:SSL routines:<function>:<reason>:<file>:<line>:"
+  const reason = /:error:[0-9A-F]+:[^:]*:[^:]*:([^:\n]+)/.exec(error.message)?.[1] ?? error.message.split('\n')[0]!;
+  if (error.code === 'ERR_SSL_WRONG_VERSION_NUMBER' || error.code === 'ERR_SSL_HTTP_REQUEST') return `${reason} (not a TLS client: plain TCP?)`;
+  return reason;
 }

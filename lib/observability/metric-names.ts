@@ -45,6 +45,8 @@ export const SluiceMetric = {
   KafkaProduceWindowRecords: 'KafkaProduceWindowRecords',
   /** Mean milliseconds a window's write takes: the intake object PUT and the partitions' commits. */
   KafkaProduceWindowLatency: 'KafkaProduceWindowLatency',
+  /** TLS clients of one gateway that failed their handshake (wrong CA, not TLS, timed out). */
+  KafkaTlsHandshakeErrors: 'KafkaTlsHandshakeErrors',
 } as const;
 
 export type SluiceMetricName = (typeof SluiceMetric)[keyof typeof SluiceMetric];

@@ -40,6 +40,7 @@ describe('GatewayMetrics', () => {
     expect(m.stats()).toEqual({
       connections: 1,
       connectionsOpened: 2,
+      tlsHandshakeErrors: 0,
       apis: {
         Produce: { requests: 2, errors: 1, totalLatencyMs: 40, maxLatencyMs: 30 },
         Metadata: { requests: 1, errors: 0, totalLatencyMs: 2, maxLatencyMs: 2 },
@@ -59,6 +60,7 @@ describe('GatewayMetrics', () => {
       m.connectionOpened();
       m.request('Produce', 10, false);
       m.request('Produce', 30, true);
+      m.tlsHandshakeError();
       m.publish();
       const emf = lines.join('').split('\n').filter((l) => l.includes('_aws')).map((l) => JSON.parse(l) as Record<string, unknown>);
       const produce = emf.filter((e) => e.api === 'Produce');
@@ -68,9 +70,11 @@ describe('GatewayMetrics', () => {
         ['KafkaRequests', 2],
       ]);
       expect(emf.find((e) => 'KafkaConnections' in e)!.KafkaConnections).toBe(1);
+      expect(emf.find((e) => 'KafkaTlsHandshakeErrors' in e)!.KafkaTlsHandshakeErrors).toBe(1);
       lines.length = 0;
       m.publish();
       expect(lines.join('')).not.toContain('"api":"Produce"');
+      expect(lines.join('')).not.toContain('KafkaTlsHandshakeErrors');
       expect(m.stats().apis.Produce!.requests).toBe(2); // totals stay
     } finally {
       spy.mockRestore();
