@@ -26,6 +26,14 @@ async function main(): Promise<void> {
     config.authentication === 'iam'
       ? [new IamOAuthBearerAuthenticator({ gatewayId: config.gatewayId, allowedPrincipals: config.allowedPrincipals, stsEndpoint: config.stsEndpoint, now: ctx.now })]
       : [];
+  const certificate = config.tls ? new X509Certificate(config.tls.cert) : undefined;
+  if (certificate) {
+    const host = config.advertisedHost;
+    if (!(isIP(host) ? certificate.checkIP(host) : certificate.checkHost(host))) {
+      logger.warn('the TLS certificate does not cover KAFKA_ADVERTISED_HOST: clients that verify host names will refuse it', { advertisedHost: host, subjectAltName: certificate.subjectAltName });
+    }
+    if (Date.parse(certificate.validTo) < Date.now()) logger.warn('the TLS certificate has expired: clients will refuse it', { validTo: certificate.validTo });
+  }
   const gateway = await startKafkaGateway(ctx, {
     host: config.host,
     port: config.port,
@@ -38,29 +46,6 @@ async function main(): Promise<void> {
     requireAuthentication: saslMechanisms.length > 0,
     tls: config.tls,
   });
-  const certificate = config.tls ? new X509Certificate(config.tls.cert) : undefined;
-  logger.info('kafka gateway started', {
-    port: gateway.port,
-    advertisedHost: config.advertisedHost,
-    advertisedPort: gateway.services.advertisedPort,
-    tls: gateway.tls,
-    ...(certificate && { certificateSubject: certificate.subject.replace(/\n/g, ', '), certificateValidTo: certificate.validTo }),
-    authentication: config.authentication,
-    produceLingerMs: gateway.services.produceBatcher.lingerMs,
-    gatewayId: config.gatewayId,
-    allowedPrincipals: config.allowedPrincipals.length,
-    table: ctx.table,
-    bucket: ctx.bucket,
-  });
-
-  if (certificate) {
-    const host = config.advertisedHost;
-    if (!(isIP(host) ? certificate.checkIP(host) : certificate.checkHost(host))) {
-      logger.warn('the TLS certificate does not cover KAFKA_ADVERTISED_HOST: clients that verify host names will refuse it', { advertisedHost: host, subjectAltName: certificate.subjectAltName });
-    }
-    if (Date.parse(certificate.validTo) < Date.now()) logger.warn('the TLS certificate has expired: clients will refuse it', { validTo: certificate.validTo });
-  }
-
   // What the log and metadata layers record (records and bytes in, append latency…) is flushed by
   // the Lambda invocation wrapper there; here, once a minute and at the end.
   const flusher = setInterval(() => ctx.metrics.flush(), 60_000);
@@ -84,6 +69,20 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
+  // Last: whoever waits for this line (a test, an operator) may signal the process at once.
+  logger.info('kafka gateway started', {
+    port: gateway.port,
+    advertisedHost: config.advertisedHost,
+    advertisedPort: gateway.services.advertisedPort,
+    tls: gateway.tls,
+    ...(certificate && { certificateSubject: certificate.subject.replace(/\n/g, ', '), certificateValidTo: certificate.validTo }),
+    authentication: config.authentication,
+    produceLingerMs: gateway.services.produceBatcher.lingerMs,
+    gatewayId: config.gatewayId,
+    allowedPrincipals: config.allowedPrincipals.length,
+    table: ctx.table,
+    bucket: ctx.bucket,
+  });
 }
 
 main().catch((e: unknown) => {
