@@ -13,8 +13,9 @@ export interface KafkaGatewayTls {
   /** The certificate's private key, PEM. */
   readonly key: string | Buffer;
   /**
-   * A client whose handshake makes no progress for this long is disconnected, so that one that
-   * connects and sends nothing does not hold a socket. @default 10000
+   * A client that has not finished its handshake this long after connecting is disconnected,
+   * however slowly it keeps sending: one that connects and sends nothing (or trickles a byte at a
+   * time) does not hold a socket. @default 10000
    */
   readonly handshakeTimeoutMs?: number;
 }

@@ -1,12 +1,13 @@
 // The gateway terminating TLS itself (Kafka's SSL and SASL_SSL listeners, no load balancer):
 // kafkajs trusting the test certificate produces and consumes through it; a client trusting other
 // CAs is refused in the handshake and writes nothing; SASL/OAUTHBEARER with IAM tokens works over
-// TLS; plain-TCP Kafka requests, random bytes and a client that never handshakes are disconnected
-// (the last after the handshake timeout) and counted, and the gateway keeps serving TLS clients.
+// TLS; TLS 1.1 is refused; plain-TCP Kafka requests, random bytes and clients that never finish a
+// handshake are disconnected (those after the handshake timeout, however slowly they keep
+// sending) and counted, and the gateway keeps serving TLS clients.
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
-import { rootCertificates } from 'node:tls';
+import { connect as connectTls, rootCertificates, type ConnectionOptions } from 'node:tls';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { Kafka, logLevel, type KafkaConfig } from 'kafkajs';
@@ -46,7 +47,7 @@ beforeAll(async () => {
 afterAll(() => kafka?.close());
 
 describe('kafkajs over TLS', () => {
-  it('produces and consumes through the TLS gateway (TLS 1.2 or later)', async () => {
+  it('produces and consumes through the TLS gateway', async () => {
     expect(kafka.gateway.tls).toBe(true);
     const client = tlsClient(kafka);
     const producer = client.producer();
@@ -156,12 +157,16 @@ const within = (closed: Promise<number>, ms: number) =>
   Promise.race([closed, new Promise<number>((_, reject) => setTimeout(() => reject(new Error(`still open after ${ms} ms`)), ms))]);
 
 describe('clients that do not speak TLS', () => {
-  it('disconnects a plain Kafka request, random bytes and a silent client, counts them, and keeps serving', async () => {
+  it('disconnects a plain Kafka request, random bytes, a silent and a trickling client, counts them, and keeps serving', async () => {
     const errors = kafka.gateway.stats().tlsHandshakeErrors;
     const opened = kafka.gateway.stats().connectionsOpened;
     const plain = rawClient(kafka.gateway.port, apiVersionsFrame());
     const noise = rawClient(kafka.gateway.port, randomBytes(4096));
     const silent = rawClient(kafka.gateway.port);
+    // A TLS record header announcing a ClientHello, then a byte every 50 ms: the deadline holds.
+    const trickle = rawClient(kafka.gateway.port, Buffer.from([0x16, 0x03, 0x01, 0x02, 0x00]));
+    const drip = setInterval(() => trickle.socket.write(Buffer.from([0x01])), 50);
+    void trickle.closed.then(() => clearInterval(drip));
     await within(plain.closed, 2000);
     await within(noise.closed, 2000);
     // Not a Kafka answer: nothing, or a TLS alert record (content type 21).
@@ -169,7 +174,9 @@ describe('clients that do not speak TLS', () => {
     const silentFor = await within(silent.closed, HANDSHAKE_TIMEOUT_MS + 3000);
     expect(silentFor).toBeGreaterThanOrEqual(HANDSHAKE_TIMEOUT_MS - 50);
     expect(silent.received().length).toBe(0);
-    await vi.waitFor(() => expect(kafka.gateway.stats().tlsHandshakeErrors).toBe(errors + 3));
+    const trickledFor = await within(trickle.closed, HANDSHAKE_TIMEOUT_MS + 3000);
+    expect(trickledFor).toBeGreaterThanOrEqual(HANDSHAKE_TIMEOUT_MS - 50);
+    await vi.waitFor(() => expect(kafka.gateway.stats().tlsHandshakeErrors).toBe(errors + 4));
     // None of them became a Kafka connection.
     expect(kafka.gateway.stats().connectionsOpened).toBe(opened);
     expect(kafka.gateway.stats().connections).toBe(0);
@@ -185,6 +192,20 @@ describe('clients that do not speak TLS', () => {
       await admin.disconnect();
     }
     await vi.waitFor(() => expect(kafka.gateway.stats().connections).toBe(0));
+  });
+
+  it('refuses TLS 1.0 and 1.1, serves 1.2 and 1.3', async () => {
+    const handshake = (options: ConnectionOptions) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = connectTls({ port: kafka.gateway.port, host: 'localhost', ca: [CERT], ...options }, () => {
+          resolve(socket.getProtocol()!);
+          socket.end();
+        });
+        socket.once('error', reject);
+      });
+    await expect(handshake({ minVersion: 'TLSv1', maxVersion: 'TLSv1.1', ciphers: 'DEFAULT@SECLEVEL=0' })).rejects.toThrow(/alert protocol version/);
+    expect(await handshake({ maxVersion: 'TLSv1.2' })).toBe('TLSv1.2');
+    expect(await handshake({})).toBe('TLSv1.3');
   });
 
   it('closing the gateway ends clients still in their handshake at once', async () => {
