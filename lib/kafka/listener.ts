@@ -42,6 +42,9 @@ export interface Listener {
 
 export async function listen(options: { readonly host: string; readonly port: number; readonly tls?: KafkaGatewayTls }, handlers: ListenerHandlers): Promise<Listener> {
   const tls = options.tls;
+  // Every TCP socket (for TLS: before and under the TLS one), and who it came from.
+  const sockets = new Set<Socket>();
+  const peers = new WeakMap<Socket, string>();
   let server: Server;
   if (tls) {
     const tlsServer = createTlsServer({
@@ -61,9 +64,7 @@ export async function listen(options: { readonly host: string; readonly port: nu
     server = createTcpServer();
     server.on('connection', (socket: Socket) => handlers.onConnection(socket));
   }
-  // A TLS server's 'connection' is the TCP socket, before (and under) the TLS one.
-  const sockets = new Set<Socket>();
-  const peers = new WeakMap<Socket, string>();
+  // A TLS server's 'connection' is the TCP socket, before its handshake.
   server.on('connection', (socket: Socket) => {
     peers.set(socket, `${socket.remoteAddress}:${socket.remotePort}`);
     sockets.add(socket);
