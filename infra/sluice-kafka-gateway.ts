@@ -269,6 +269,30 @@ export function stageGatewayImage(bundle: boolean): string {
   return dir;
 }
 
+/**
+ * The container's health check, for `node -e` (node is the only tool in the image): a Kafka
+ * ApiVersions v0 request (allowed before SASL) to the gateway's port from inside the container,
+ * healthy when its answer carries the request's correlation id, so a task whose event loop no
+ * longer serves Kafka leaves the load balancer or Cloud Map. With `tls` it speaks TLS, as clients
+ * do: a bare TCP connect would be a failed handshake the gateway logs and counts every 15 s. The
+ * certificate is not verified: it names the advertised host, not 127.0.0.1.
+ */
+export function gatewayHealthCheckScript(port: number, tls: boolean): string {
+  // Frame: size 10; header v1: api key 18, version 0, correlation id 7, client id null (-1).
+  const request = '0000000a' + '0012' + '0000' + '00000007' + 'ffff';
+  const connect = tls
+    ? `require('tls').connect({port:${port},host:'127.0.0.1',rejectUnauthorized:false})`
+    : `require('net').connect(${port},'127.0.0.1')`;
+  return [
+    `const s=${connect};`,
+    `s.setTimeout(4000,()=>process.exit(1));`,
+    `s.on('${tls ? 'secureConnect' : 'connect'}',()=>s.write(Buffer.from('${request}','hex')));`,
+    `let b=Buffer.alloc(0);`,
+    `s.on('data',d=>{b=Buffer.concat([b,d]);if(b.length>=8)process.exit(b.readInt32BE(4)===7?0:1)});`,
+    `s.on('error',()=>process.exit(1));s.on('close',()=>process.exit(1));`,
+  ].join('');
+}
+
 export class SluiceKafkaGateway extends Construct {
   readonly vpc: ec2.IVpc;
   readonly cluster: ecs.Cluster;
@@ -374,9 +398,8 @@ export class SluiceKafkaGateway extends Construct {
       logging: ecs.LogDrivers.awsLogs({ streamPrefix: 'gateway', logGroup: this.logGroup }),
       stopTimeout: Duration.seconds(30),
       healthCheck: {
-        // A TCP connect to the Kafka port, from inside the container (node is the only tool in the
-        // image). Without a load balancer it also gates the task's A record in Cloud Map.
-        command: ['CMD', 'node', '-e', `require('net').connect(${port},'127.0.0.1').on('connect',()=>process.exit(0)).on('error',()=>process.exit(1))`],
+        // Without a load balancer it also gates the task's A record in Cloud Map.
+        command: ['CMD', 'node', '-e', gatewayHealthCheckScript(port, !loadBalanced)],
         interval: Duration.seconds(15),
         timeout: Duration.seconds(5),
         retries: 3,

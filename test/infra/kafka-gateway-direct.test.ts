@@ -12,7 +12,7 @@ import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as servicediscovery from 'aws-cdk-lib/aws-servicediscovery';
 import { SluiceLog } from '../../infra/sluice-log.js';
 import { SluiceStack } from '../../infra/sluice-stack.js';
-import type { KafkaGatewayProps, SluiceKafkaGateway } from '../../infra/sluice-kafka-gateway.js';
+import { gatewayHealthCheckScript, type KafkaGatewayProps, type SluiceKafkaGateway } from '../../infra/sluice-kafka-gateway.js';
 import { roleActions, synthesize } from './synth.js';
 
 const SECRET_ARN = 'arn:aws:secretsmanager:eu-west-1:111122223333:secret:sluice-kafka-tls-AbCdEf';
@@ -105,7 +105,7 @@ describe('kafkaGateway with loadBalancer: false', () => {
     ]);
     // The PEM contents are never in the environment.
     expect(Object.keys(environment(template)).filter((name) => name.startsWith('KAFKA_TLS'))).toEqual([]);
-    expect(c.HealthCheck.Command[0]).toBe('CMD');
+    expect(c.HealthCheck.Command).toEqual(['CMD', 'node', '-e', gatewayHealthCheckScript(9092, true)]);
   });
 
   it('lets the execution role read that one secret, and the task role no secret at all', () => {

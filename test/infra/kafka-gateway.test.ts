@@ -9,7 +9,7 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as elbv2 from 'aws-cdk-lib/aws-elasticloadbalancingv2';
 import { SluiceLog } from '../../infra/sluice-log.js';
 import { SluiceStack } from '../../infra/sluice-stack.js';
-import type { KafkaGatewayProps, SluiceKafkaGateway } from '../../infra/sluice-kafka-gateway.js';
+import { gatewayHealthCheckScript, type KafkaGatewayProps, type SluiceKafkaGateway } from '../../infra/sluice-kafka-gateway.js';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { roleActions, synthesize } from './synth.js';
 
@@ -133,7 +133,7 @@ describe('SluiceLog with kafkaGateway', () => {
     expect(env.SLUICE_TABLE).toEqual({ Ref: expect.stringMatching(/^LogMetadata/) });
     expect(container.ReadonlyRootFilesystem).toBe(true);
     expect(container.LogConfiguration.LogDriver).toBe('awslogs');
-    expect(container.HealthCheck.Command[0]).toBe('CMD');
+    expect(container.HealthCheck.Command).toEqual(['CMD', 'node', '-e', gatewayHealthCheckScript(9092, false)]);
     expect(container.PortMappings).toEqual([{ ContainerPort: 9092, Protocol: 'tcp' }]);
     expect(container.StopTimeout).toBe(30);
     // The load balancer terminates TLS: no certificate reaches the tasks, and they register nowhere else.
