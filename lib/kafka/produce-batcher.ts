@@ -5,13 +5,20 @@
 // own commit, exactly as if it had been written alone (a duplicate gets its original offsets, a
 // sequence error is its own), so batching changes the cost, never an answer.
 //
-// Windows are written one after another: while one is being written the next one fills (up to
-// `batch bytes`), and a partition's batches are committed in the order their requests arrived,
-// which keeps a connection's pipelined requests (max.in.flight > 1) in order, as a Kafka broker does.
+// Windows are committed one after another, never two at once: a window's commits start only once
+// every commit of the window before has settled. Two windows committing together could land their
+// updates to one partition in either order, and a connection's pipelined requests must be
+// committed in the order they arrived (max.in.flight up to 5, as a Kafka broker keeps them): an
+// idempotent producer's later batch would otherwise be refused OUT_OF_ORDER_SEQUENCE, a plain
+// producer's stored before its predecessor. Only the intake object PUT, which makes nothing
+// visible, overlaps: a window's PUT runs while the window before it commits, so a busy gateway
+// does not wait for a PUT and a commit per window in turn. At most one window is written and not
+// yet committing; meanwhile the next one fills (up to `batch bytes`).
 import type { SluiceContext } from '../context.js';
 import { SluiceError } from '../errors.js';
-import { type AppendRequest, type PartitionAppendResult, appendRequests } from '../log/append.js';
+import { type AppendRequest, type PartitionAppendResult, type WrittenIntake, writeIntake } from '../log/append.js';
 import type { TopicRef } from '../metadata/types.js';
+import { logger } from '../observability/logger.js';
 
 export interface ProduceBatcherOptions {
   /** How long a window collects requests after its first one. @default 25 */
@@ -32,7 +39,7 @@ export interface ProduceWindow {
   /** Bytes of the record batches: the intake object's size (records sent unencoded are estimated). */
   readonly bytes: number;
   readonly records: number;
-  /** Milliseconds of the write: the intake object PUT and every partition's commit. */
+  /** Milliseconds of the write: the intake object PUT and every partition's commit (not the wait for the previous window's commits). */
   readonly latencyMs: number;
 }
 
@@ -82,8 +89,10 @@ export class ProduceBatcher {
   private window: Pending[] = [];
   private windowBytes = 0;
   private timer: NodeJS.Timeout | undefined;
-  /** The window being written (windows are written one at a time). */
-  private writing: Promise<void> = Promise.resolve();
+  /** The last window's PUT, its commits, and the commits of the window before it (never rejected). */
+  private putting: Promise<unknown> = Promise.resolve();
+  private committing: Promise<void> = Promise.resolve();
+  private committingBefore: Promise<void> = Promise.resolve();
   private closed = false;
   private readonly listeners = new Set<AppendListener>();
   private readonly windowListeners = new Set<WindowListener>();
@@ -136,10 +145,13 @@ export class ProduceBatcher {
   async close(): Promise<void> {
     this.closed = true;
     if (this.window.length > 0) this.closeWindow();
-    await this.writing;
+    await this.committing;
   }
 
-  /** Ends the current window: it is written once the one before is. */
+  /**
+   * Ends the current window: its PUT follows the previous window's PUT once the window before that
+   * has committed; its commits follow the previous window's commits.
+   */
   private closeWindow(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
@@ -147,31 +159,50 @@ export class ProduceBatcher {
     this.window = [];
     this.windowBytes = 0;
     if (window.length === 0) return;
-    this.writing = this.writing.then(() => this.write(window));
+    const put = Promise.all([this.putting, this.committingBefore]).then(() => this.put(window));
+    const committed = Promise.all([this.committing, put])
+      .then(([, written]) => this.commit(window, written))
+      .catch((e: unknown) => logger.error('kafka produce window: a listener failed after its commits', { error: e as Error }));
+    this.putting = put;
+    this.committingBefore = this.committing;
+    this.committing = committed;
   }
 
-  private async write(window: readonly Pending[]): Promise<void> {
+  /** The window's intake object; undefined when it failed (its requests are rejected). */
+  private async put(window: readonly Pending[]): Promise<{ intake: WrittenIntake; putMs: number } | undefined> {
+    const started = performance.now();
+    try {
+      const intake = await writeIntake(this.ctx, window.flatMap((p) => p.requests), { withLogStartOffset: true });
+      return { intake, putMs: performance.now() - started };
+    } catch (e) {
+      for (const p of window) p.reject(e);
+      return undefined;
+    }
+  }
+
+  private async commit(window: readonly Pending[], written: { intake: WrittenIntake; putMs: number } | undefined): Promise<void> {
+    if (!written) return;
     const requests = window.flatMap((p) => p.requests);
     const started = performance.now();
     let results: PartitionAppendResult[][];
     try {
-      results = await appendRequests(this.ctx, requests, { withLogStartOffset: true });
+      results = await written.intake.commit();
     } catch (e) {
       for (const p of window) p.reject(e);
       return;
     }
-    const written: ProduceWindow = {
+    const stats: ProduceWindow = {
       requests: requests.length,
       partitions: distinctPartitions(requests),
       bytes: window.reduce((n, p) => n + p.bytes, 0),
       records: requestRecords(requests),
-      latencyMs: performance.now() - started,
+      latencyMs: written.putMs + performance.now() - started,
     };
     this.counters.windows++;
-    this.counters.requests += written.requests;
-    this.counters.partitions += written.partitions;
-    this.counters.bytes += written.bytes;
-    this.counters.records += written.records;
+    this.counters.requests += stats.requests;
+    this.counters.partitions += stats.partitions;
+    this.counters.bytes += stats.bytes;
+    this.counters.records += stats.records;
     let at = 0;
     for (const p of window) {
       p.resolve(results.slice(at, at + p.requests.length));
@@ -180,6 +211,6 @@ export class ProduceBatcher {
     requests.forEach((request, i) => {
       for (const r of results[i]) if (!('error' in r) && !r.duplicate) for (const l of this.listeners) l(request.topic, r.partition, r.baseOffset + r.count);
     });
-    for (const l of this.windowListeners) l(written);
+    for (const l of this.windowListeners) l(stats);
   }
 }

@@ -136,6 +136,25 @@ export async function appendRequests(
   requests: readonly AppendRequest[],
   options: { readonly withLogStartOffset?: boolean } = {},
 ): Promise<PartitionAppendResult[][]> {
+  return (await writeIntake(ctx, requests, options)).commit();
+}
+
+/** appendRequests after its step 1: the intake object is written (or failed), the commits are to make. */
+export interface WrittenIntake {
+  /** Step 2, the partitions' updates (call once): resolves as appendRequests does. */
+  commit(): Promise<PartitionAppendResult[][]>;
+}
+
+/**
+ * appendRequests in its two steps, for a caller that writes the next requests' intake object
+ * while earlier ones commit (a gateway's batching windows): resolves once the intake object is
+ * written; nothing is visible until `commit()`, so commits can still be made in order.
+ */
+export async function writeIntake(
+  ctx: SluiceContext,
+  requests: readonly AppendRequest[],
+  options: { readonly withLogStartOffset?: boolean } = {},
+): Promise<WrittenIntake> {
   const results: PartitionAppendResult[][] = requests.map((r) => new Array<PartitionAppendResult>(r.appends.length));
   const writes: PartitionWrite[] = [];
   const refusals = await Promise.all(requests.map(({ topic, appends }) => keylessRecordRefusals(ctx, topic, appends)));
@@ -155,14 +174,21 @@ export async function appendRequests(
       }
     });
   });
-  const started = performance.now();
-  if (writes.length > 0) await writeAndCommit(ctx, writes);
-  for (const w of writes) {
-    const result = w.result!;
-    results[w.request][w.index] = options.withLogStartOffset && !('error' in result) && w.logStartOffset !== undefined ? { ...result, logStartOffset: w.logStartOffset } : result;
-  }
-  recordMetrics(ctx, writes, performance.now() - started);
-  return results;
+  const putStarted = performance.now();
+  const written = writes.length > 0 ? await putIntake(ctx, writes) : undefined;
+  const putMs = performance.now() - putStarted;
+  return {
+    commit: async () => {
+      const started = performance.now();
+      if (written) await Promise.all(written.partitions.map((group) => commitPartition(ctx, group, written.intake)));
+      for (const w of writes) {
+        const result = w.result!;
+        results[w.request][w.index] = options.withLogStartOffset && !('error' in result) && w.logStartOffset !== undefined ? { ...result, logStartOffset: w.logStartOffset } : result;
+      }
+      recordMetrics(ctx, writes, putMs + performance.now() - started);
+      return results;
+    },
+  };
 }
 
 function recordMetrics(ctx: SluiceContext, writes: readonly PartitionWrite[], latencyMs: number): void {
@@ -200,8 +226,11 @@ function fail(w: PartitionWrite, e: unknown): void {
   w.result = { partition: w.append.partition, error: toSluiceError(e, `append to ${w.topic.name}-${w.append.partition}`) };
 }
 
-/** Step 1, one intake object for every write, then step 2 for each partition, in parallel. */
-async function writeAndCommit(ctx: SluiceContext, writes: readonly PartitionWrite[]): Promise<void> {
+/**
+ * Step 1, one intake object for every write; returns the writes by partition for step 2 (each
+ * partition's commit, in parallel), or undefined when the PUT failed (every write failed with it).
+ */
+async function putIntake(ctx: SluiceContext, writes: readonly PartitionWrite[]): Promise<{ intake: Intake; partitions: PartitionWrite[][] } | undefined> {
   const createdAt = ctx.now();
   const objectKey = intakeObjectKey(ctx.prefix, createdAt);
   // Each partition's batches next to each other (in arrival order), so one entry can list them.
@@ -225,10 +254,9 @@ async function writeAndCommit(ctx: SluiceContext, writes: readonly PartitionWrit
   } catch (e) {
     // Nothing visible changed: no STATE was touched.
     for (const w of writes) fail(w, e);
-    return;
+    return undefined;
   }
-  const intake: Intake = { objectKey, createdAt };
-  await Promise.all([...byPartition.values()].map((group) => commitPartition(ctx, group, intake)));
+  return { intake: { objectKey, createdAt }, partitions: [...byPartition.values()] };
 }
 
 interface Intake {
