@@ -1,9 +1,10 @@
 // Produce batching across connections: a gateway collects the produce requests of ALL its
 // connections for up to `linger` (default 25 ms) or `batch bytes` (default 8 MiB), whichever comes
 // first, and writes them with ONE intake object and one conditional STATE update per partition
-// (lib/log/append.ts appendRequests), as WarpStream's agents do. Each request is answered after its
-// own commit, exactly as if it had been written alone (a duplicate gets its original offsets, a
-// sequence error is its own), so batching changes the cost, never an answer.
+// (lib/log/append.ts writeIntake: appendRequests in its two steps), as WarpStream's agents do.
+// Each request is answered after its own commit, exactly as if it had been written alone (a
+// duplicate gets its original offsets, a sequence error is its own), so batching changes the
+// cost, never an answer.
 //
 // Windows are committed one after another, never two at once: a window's commits start only once
 // every commit of the window before has settled. Two windows committing together could land their
