@@ -2,11 +2,12 @@
 // produce path (record-batches body through the router, in process), records per second in the
 // same run; produce requests and distinct partitions per intake object when 8 kafkajs producers
 // send small batches at once, at the default gateway linger and at a long one (the batching
-// window); and the modeled $/GB of gateway ingest beside Kinesis on-demand with section (d)'s cost
+// window); the same producer over TLS (in the task) beside plain TCP; and the modeled $/GB of gateway ingest beside Kinesis on-demand with section (d)'s cost
 // model (no Lambda, no API Gateway: Fargate tasks reached through an NLB, or directly through Cloud
 // Map's DNS with TLS in the task), every sentence generated from the numbers.
+import { readFileSync } from 'node:fs';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { Kafka, Partitioners, logLevel } from 'kafkajs';
+import { Kafka, type Message, Partitioners, type Producer, logLevel } from 'kafkajs';
 import { KAFKA_GATEWAY_DEFAULTS } from '../infra/sluice-kafka-gateway.js';
 import { handleHttp } from '../lib/api/router.js';
 import type { SluiceContext } from '../lib/context.js';
@@ -155,7 +156,16 @@ export interface KafkaGatewayBenchResult {
   /** Small requests of several producers at once, at the default linger and at LONG_LINGER_MS. */
   readonly small: readonly SmallRequestsResult[];
   /** The same producer through a plain TCP gateway and a TLS one, in alternating rounds (absent when not measured). */
-  readonly tls?: { readonly rounds: number; readonly records: number; readonly plainSeconds: number; readonly tlsSeconds: number };
+  readonly tls?: {
+    readonly rounds: number;
+    /** Records sent per side. */
+    readonly records: number;
+    readonly plainSeconds: number;
+    readonly tlsSeconds: number;
+    /** CPU this process (client and gateway) spent on each side. */
+    readonly plainCpuMs: number;
+    readonly tlsCpuMs: number;
+  };
 }
 
 export interface SmallRequestsResult {
@@ -173,6 +183,12 @@ export interface WindowSeen {
   readonly appends: number;
   readonly partitions: number;
 }
+
+/** The test certificate (self-signed, SAN localhost and 127.0.0.1) and its key, for the gateway over TLS. */
+const TLS_CERT = new URL('../test/fixtures/tls/localhost.crt', import.meta.url);
+const TLS_KEY = new URL('../test/fixtures/tls/localhost.key', import.meta.url);
+/** Alternating rounds of the plain TCP vs TLS measurement. */
+export const TLS_ROUNDS = 4;
 
 /** Producers of the small-requests measurement, and the long gateway linger measured beside the default. */
 export const SMALL_PRODUCERS = 8;
@@ -240,6 +256,17 @@ async function smallRequests(ctx: SluiceContext, gateway: KafkaGateway, topic: s
   };
 }
 
+/** Seconds `producer` takes to send `sends` requests of `messages`, `concurrency` in flight, and this process's CPU ms meanwhile. */
+async function timedSends(producer: Producer, topic: string, messages: Message[], sends: number, concurrency: number): Promise<{ seconds: number; cpuMs: number }> {
+  const started = performance.now();
+  const cpu = process.cpuUsage();
+  for (let i = 0; i < sends; i += concurrency) {
+    await Promise.all(Array.from({ length: Math.min(concurrency, sends - i) }, () => producer.send({ topic, acks: 1, messages })));
+  }
+  const used = process.cpuUsage(cpu);
+  return { seconds: (performance.now() - started) / 1000, cpuMs: (used.user + used.system) / 1000 };
+}
+
 export async function benchKafkaGateway(storage: BenchStorage, progress: (line: string) => void = () => {}): Promise<KafkaGatewayBenchResult> {
   const recordBytes = 1024;
   const perSend = 200;
@@ -252,6 +279,7 @@ export async function benchKafkaGateway(storage: BenchStorage, progress: (line: 
   const gateway = await startKafkaGateway(ctx, { host: '127.0.0.1', port: 0 });
   let gatewaySeconds: number;
   let httpSeconds: number;
+  let tls: KafkaGatewayBenchResult['tls'];
   const small: SmallRequestsResult[] = [];
   try {
     const kafka = new Kafka({ clientId: 'bench', brokers: [`127.0.0.1:${gateway.port}`], logLevel: logLevel.NOTHING });
@@ -260,12 +288,7 @@ export async function benchKafkaGateway(storage: BenchStorage, progress: (line: 
     await producer.connect();
     const messages = Array.from({ length: perSend }, (_, i) => ({ key: `k${i}`, value }));
     // Gateway side: `concurrency` sends in flight, each a request of `perSend` records.
-    let started = performance.now();
-    for (let i = 0; i < sends; i += concurrency) {
-      await Promise.all(Array.from({ length: Math.min(concurrency, sends - i) }, () => producer.send({ topic: 'gw', acks: 1, messages })));
-    }
-    gatewaySeconds = (performance.now() - started) / 1000;
-    await producer.disconnect();
+    gatewaySeconds = (await timedSends(producer, 'gw', messages, sends, concurrency)).seconds;
     // HTTP side: the same records as one RecordBatch per partition a request, through the router.
     const byPartition = new Map<number, typeof messages>();
     messages.forEach((m, i) => byPartition.set(i % 16, [...(byPartition.get(i % 16) ?? []), m]));
@@ -276,7 +299,7 @@ export async function benchKafkaGateway(storage: BenchStorage, progress: (line: 
           batch: encodeRecordBatch(ms.map((m) => ({ timestamp: Date.now(), key: Buffer.from(m.key), value: m.value })), { baseOffset: 0 }),
         })),
       );
-    started = performance.now();
+    const started = performance.now();
     for (let i = 0; i < sends; i += concurrency) {
       await Promise.all(
         Array.from({ length: Math.min(concurrency, sends - i) }, async () => {
@@ -286,6 +309,40 @@ export async function benchKafkaGateway(storage: BenchStorage, progress: (line: 
       );
     }
     httpSeconds = (performance.now() - started) / 1000;
+
+    // The same producer through this plain TCP gateway and a TLS one, alternating rounds of a
+    // quarter of the records each.
+    progress('kafka gateway: kafkajs over TLS vs plain TCP');
+    const cert = readFileSync(TLS_CERT);
+    const secure = await startKafkaGateway(ctx, { host: '127.0.0.1', port: 0, tls: { cert, key: readFileSync(TLS_KEY) } });
+    try {
+      await createTopic(ctx, 'plain', 16);
+      await createTopic(ctx, 'tls', 16);
+      const tlsKafka = new Kafka({ clientId: 'bench', brokers: [`127.0.0.1:${secure.port}`], ssl: { ca: [cert] }, logLevel: logLevel.NOTHING });
+      const tlsProducer = tlsKafka.producer({ createPartitioner: Partitioners.DefaultPartitioner });
+      await tlsProducer.connect();
+      const sides = { plain: { seconds: 0, cpuMs: 0 }, tls: { seconds: 0, cpuMs: 0 } };
+      const roundSends = sends / TLS_ROUNDS;
+      for (let round = 0; round < TLS_ROUNDS; round++) {
+        for (const [side, p, topic] of [['plain', producer, 'plain'], ['tls', tlsProducer, 'tls']] as const) {
+          const t = await timedSends(p, topic, messages, roundSends, concurrency);
+          sides[side].seconds += t.seconds;
+          sides[side].cpuMs += t.cpuMs;
+        }
+      }
+      await tlsProducer.disconnect();
+      tls = {
+        rounds: TLS_ROUNDS,
+        records: perSend * sends,
+        plainSeconds: sides.plain.seconds,
+        tlsSeconds: sides.tls.seconds,
+        plainCpuMs: sides.plain.cpuMs,
+        tlsCpuMs: sides.tls.cpuMs,
+      };
+    } finally {
+      await secure.close();
+    }
+    await producer.disconnect();
 
     progress(`kafka gateway: ${SMALL_PRODUCERS} producers sending small batches at once, ${DEFAULT_LINGER_MS} ms linger`);
     await createTopic(ctx, 'small', 16);
@@ -301,7 +358,7 @@ export async function benchKafkaGateway(storage: BenchStorage, progress: (line: 
   } finally {
     await lingering.close();
   }
-  return { records: perSend * sends, perRequest: perSend, recordBytes, gatewaySeconds, httpSeconds, small };
+  return { records: perSend * sends, perRequest: perSend, recordBytes, gatewaySeconds, httpSeconds, small, tls };
 }
 
 const f = (x: number, d = 0) => x.toLocaleString('en-US', { minimumFractionDigits: d, maximumFractionDigits: d });
@@ -324,6 +381,7 @@ function smallRequestsLine(m: SmallRequestsResult): string {
 }
 
 export function kafkaGatewaySection(r: KafkaGatewayBenchResult, counted: CountedRequests): string {
+  const cpuPerMib = (cpuMs: number) => cpuMs / ((r.tls?.records ?? r.records) * r.recordBytes / 2 ** 20);
   const gatewayRate = r.records / r.gatewaySeconds;
   const httpRate = r.records / r.httpSeconds;
   const [atDefault, lingering] = r.small;
@@ -357,11 +415,13 @@ export function kafkaGatewaySection(r: KafkaGatewayBenchResult, counted: Counted
   // throughput: the same model at larger rates, the deployment sized by the gateway's measured rate
   // per vCPU: over plain TCP for the NLB mode (the NLB terminates TLS), over TLS for the direct mode.
   const mb = (records: number, seconds: number) => (records * r.recordBytes) / seconds / 2 ** 20;
+  // The direct mode's task also does TLS: the plain rate scaled by the CPU per MiB TLS takes.
   const mbPerVcpu: Record<GatewayMode, number> = r.tls
-    ? { nlb: mb(r.tls.records, r.tls.plainSeconds), direct: mb(r.tls.records, r.tls.tlsSeconds) }
+    ? { nlb: mb(r.tls.records, r.tls.plainSeconds), direct: mb(r.tls.records, r.tls.plainSeconds) * Math.min(1, r.tls.plainCpuMs / r.tls.tlsCpuMs) }
     : { nlb: mb(r.records, r.gatewaySeconds), direct: mb(r.records, r.gatewaySeconds) };
   const sizing = r.tls
-    ? `sized at this run's single-process gateway rates per vCPU measured above in alternating rounds: ${f(mbPerVcpu.nlb, 1)} MB/s over plain TCP for the NLB mode (the NLB terminates TLS), ${f(mbPerVcpu.direct, 1)} MB/s over TLS for the direct mode (the task terminates it)`
+    ? `sized at this run's single-process gateway rate per vCPU over plain TCP (the alternating rounds above), ${f(mbPerVcpu.nlb, 1)} MB/s, for the NLB mode (the NLB terminates TLS), ` +
+      `and that rate × the plain/TLS CPU per MiB, ${f(mbPerVcpu.direct, 1)} MB/s, for the direct mode (the task terminates TLS)`
     : `sized at this run's single-process gateway rate above, ${f(mbPerVcpu.nlb, 1)} MB/s per vCPU over plain TCP, in both modes (TLS in the task not measured in this run)`;
   const byRate = [1, 2, 5, 10, 20, 50].map((mbPerSecond) => {
     const at = (mode: GatewayMode) => {
@@ -392,7 +452,8 @@ export function kafkaGatewaySection(r: KafkaGatewayBenchResult, counted: Counted
     r.tls
       ? `The same producer through a gateway listening with TLS (node:tls, a self-signed certificate the client trusts: kafkajs \`ssl: { ca }\`) and through one over plain TCP, ` +
         `${r.tls.rounds} alternating rounds of ${f(r.tls.records / r.tls.rounds)} records per side: ${f(r.tls.records / r.tls.tlsSeconds)} records/s over TLS, ${f(r.tls.records / r.tls.plainSeconds)} over plain TCP; ` +
-        `TLS ran at ${f((r.tls.plainSeconds / r.tls.tlsSeconds) * 100)}% of plain TCP's rate.`
+        `TLS ran at ${f((r.tls.plainSeconds / r.tls.tlsSeconds) * 100)}% of plain TCP's rate, and this process (client and gateway: both ends of TLS) spent ${f(cpuPerMib(r.tls.tlsCpuMs), 1)} CPU ms per MiB ` +
+        `over TLS against ${f(cpuPerMib(r.tls.plainCpuMs), 1)} over plain TCP (${f((r.tls.tlsCpuMs / r.tls.plainCpuMs) * 100)}%).`
       : 'The gateway over TLS was not measured in this run.',
     '',
     `${atDefault.producers} kafkajs producers sending one 100 B record per request (keyed, so each request is one partition's batch, the partition`,

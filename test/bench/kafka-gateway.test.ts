@@ -121,12 +121,14 @@ describe('kafkaGatewaySection', () => {
 
   it('sizes the direct mode by the TLS rate when measured', () => {
     expect(text).toContain('not measured in this run');
-    const withTls = kafkaGatewaySection({ ...result, tls: { rounds: 2, records: 4000, plainSeconds: 1, tlsSeconds: 2 } }, COUNTED);
-    expect(withTls).toMatch(/2,000 records\/s over TLS, 4,000 over plain TCP; TLS ran at 50% of plain TCP's rate/);
-    // 50 MB/s at 3.9 MB/s per vCPU (plain) and 1.95 (TLS): 13 and 26 tasks.
+    const withTls = kafkaGatewaySection({ ...result, tls: { rounds: 2, records: 4096, plainSeconds: 1, tlsSeconds: 2, plainCpuMs: 800, tlsCpuMs: 1600 } }, COUNTED);
+    expect(withTls).toMatch(/2,048 records\/s over TLS, 4,096 over plain TCP; TLS ran at 50% of plain TCP's rate/);
+    // 4 MiB: 200 and 400 CPU ms per MiB.
+    expect(withTls).toMatch(/spent 400\.0 CPU ms per MiB over TLS against 200\.0 over plain TCP \(200%\)/);
+    // 50 MB/s at 4 MB/s per vCPU (plain) and half that with TLS's CPU: 13 and 25 tasks.
     const row = withTls.split('\n').find((l) => l.startsWith('| 50 |'))!.split('|');
     expect(row[3]).toMatch(/^ 13 × /);
-    expect(row[7]).toMatch(/^ 26 × /);
+    expect(row[7]).toMatch(/^ 25 × /);
   });
 
   it('prints every price it uses and the effect of cross-AZ transfer', () => {
