@@ -152,6 +152,8 @@ export interface KafkaGatewayBenchResult {
   readonly perRequest: number;
   readonly recordBytes: number;
   readonly gatewaySeconds: number;
+  /** CPU this process (the kafkajs client and the gateway) spent on the gateway side. */
+  readonly gatewayCpuMs: number;
   readonly httpSeconds: number;
   /** Small requests of several producers at once, at the default linger and at LONG_LINGER_MS. */
   readonly small: readonly SmallRequestsResult[];
@@ -278,6 +280,7 @@ export async function benchKafkaGateway(storage: BenchStorage, progress: (line: 
   await createTopic(ctx, 'http', 16);
   const gateway = await startKafkaGateway(ctx, { host: '127.0.0.1', port: 0 });
   let gatewaySeconds: number;
+  let gatewayCpuMs: number;
   let httpSeconds: number;
   let tls: KafkaGatewayBenchResult['tls'];
   const small: SmallRequestsResult[] = [];
@@ -288,7 +291,7 @@ export async function benchKafkaGateway(storage: BenchStorage, progress: (line: 
     await producer.connect();
     const messages = Array.from({ length: perSend }, (_, i) => ({ key: `k${i}`, value }));
     // Gateway side: `concurrency` sends in flight, each a request of `perSend` records.
-    gatewaySeconds = (await timedSends(producer, 'gw', messages, sends, concurrency)).seconds;
+    ({ seconds: gatewaySeconds, cpuMs: gatewayCpuMs } = await timedSends(producer, 'gw', messages, sends, concurrency));
     // HTTP side: the same records as one RecordBatch per partition a request, through the router.
     const byPartition = new Map<number, typeof messages>();
     messages.forEach((m, i) => byPartition.set(i % 16, [...(byPartition.get(i % 16) ?? []), m]));
@@ -358,7 +361,7 @@ export async function benchKafkaGateway(storage: BenchStorage, progress: (line: 
   } finally {
     await lingering.close();
   }
-  return { records: perSend * sends, perRequest: perSend, recordBytes, gatewaySeconds, httpSeconds, small, tls };
+  return { records: perSend * sends, perRequest: perSend, recordBytes, gatewaySeconds, gatewayCpuMs, httpSeconds, small, tls };
 }
 
 const f = (x: number, d = 0) => x.toLocaleString('en-US', { minimumFractionDigits: d, maximumFractionDigits: d });
@@ -412,17 +415,16 @@ export function kafkaGatewaySection(r: KafkaGatewayBenchResult, counted: Counted
   const crossAz = crossAzPerGb();
 
   // The tasks and the mode's access are fixed per hour (NLCUs per GB), so the target depends on
-  // throughput: the same model at larger rates, the deployment sized by the gateway's measured rate
-  // per vCPU: over plain TCP for the NLB mode (the NLB terminates TLS), over TLS for the direct mode.
-  const mb = (records: number, seconds: number) => (records * r.recordBytes) / seconds / 2 ** 20;
-  // The direct mode's task also does TLS: the plain rate scaled by the CPU per MiB TLS takes.
+  // throughput: the same model at larger rates, the deployment sized by the CPU the gateway path
+  // took per MiB: over plain TCP for the NLB mode (the NLB terminates TLS), over TLS for the direct mode.
+  const mbPerCpuSecond = (records: number, cpuMs: number) => (records * r.recordBytes) / 2 ** 20 / (cpuMs / 1000);
   const mbPerVcpu: Record<GatewayMode, number> = r.tls
-    ? { nlb: mb(r.tls.records, r.tls.plainSeconds), direct: mb(r.tls.records, r.tls.plainSeconds) * Math.min(1, r.tls.plainCpuMs / r.tls.tlsCpuMs) }
-    : { nlb: mb(r.records, r.gatewaySeconds), direct: mb(r.records, r.gatewaySeconds) };
+    ? { nlb: mbPerCpuSecond(r.tls.records, r.tls.plainCpuMs), direct: mbPerCpuSecond(r.tls.records, r.tls.tlsCpuMs) }
+    : { nlb: mbPerCpuSecond(r.records, r.gatewayCpuMs), direct: mbPerCpuSecond(r.records, r.gatewayCpuMs) };
   const sizing = r.tls
-    ? `sized at this run's single-process gateway rate per vCPU over plain TCP (the alternating rounds above), ${f(mbPerVcpu.nlb, 1)} MB/s, for the NLB mode (the NLB terminates TLS), ` +
-      `and that rate × the plain/TLS CPU per MiB, ${f(mbPerVcpu.direct, 1)} MB/s, for the direct mode (the task terminates TLS)`
-    : `sized at this run's single-process gateway rate above, ${f(mbPerVcpu.nlb, 1)} MB/s per vCPU over plain TCP, in both modes (TLS in the task not measured in this run)`;
+    ? `sized by the CPU this process (kafkajs client and gateway) spent per MiB in the alternating rounds above: ${f(mbPerVcpu.nlb, 1)} MB/s per vCPU over plain TCP ` +
+      `for the NLB mode (the NLB terminates TLS), ${f(mbPerVcpu.direct, 1)} MB/s per vCPU over TLS for the direct mode (the task terminates it)`
+    : `sized by the CPU this process (kafkajs client and gateway) spent per MiB above, ${f(mbPerVcpu.nlb, 1)} MB/s per vCPU over plain TCP, in both modes (TLS in the task not measured in this run)`;
   const byRate = [1, 2, 5, 10, 20, 50].map((mbPerSecond) => {
     const at = (mode: GatewayMode) => {
       const deployment = sizedDeployment(mbPerSecond, mbPerVcpu[mode]);
@@ -446,7 +448,7 @@ export function kafkaGatewaySection(r: KafkaGatewayBenchResult, counted: Counted
     '## Kafka gateway: kafkajs through the gateway, batching across connections, and its $/GB',
     '',
     `A kafkajs producer sent ${f(r.records)} records of ${f(r.recordBytes)} B (keyed, 16 partitions, ${f(r.perRequest)} per request, 4 requests in flight, acks=1)`,
-    `through the gateway at ${f(gatewayRate)} records/s; the same records as record-batches bodies through the HTTP router (in process, no socket)`,
+    `through the gateway at ${f(gatewayRate)} records/s (${f(r.gatewayCpuMs / ((r.records * r.recordBytes) / 2 ** 20), 1)} CPU ms per MiB in this process, client included); the same records as record-batches bodies through the HTTP router (in process, no socket)`,
     `went at ${f(httpRate)} records/s: the gateway path ran at ${f((gatewayRate / httpRate) * 100)}% of the HTTP path's rate in this run.`,
     '',
     r.tls
@@ -509,9 +511,13 @@ export function kafkaGatewaySection(r: KafkaGatewayBenchResult, counted: Counted
     `  registered instance-month (one per task), Secrets Manager $${p.secretMonth.toFixed(2)} per secret-month (the TLS certificate and key); months of ${HOURS_PER_MONTH} hours. us-east-1 list prices as known, not fetched online.`,
     `- Deployments: the smallest is what \`kafkaGateway: { desiredCount: ${SMALLEST_GATEWAY_PROPS.desiredCount}, minCapacity: ${SMALLEST_GATEWAY_PROPS.minCapacity}, maxCapacity: ${SMALLEST_GATEWAY_PROPS.maxCapacity}, cpu: ${SMALLEST_GATEWAY_PROPS.cpu}, memoryLimitMiB: ${SMALLEST_GATEWAY_PROPS.memoryLimitMiB} }\``,
     `  deploys; the construct default is KAFKA_GATEWAY_DEFAULTS (${KAFKA_GATEWAY_DEFAULTS.desiredCount} tasks of cpu ${KAFKA_GATEWAY_DEFAULTS.cpu}, memoryLimitMiB ${KAFKA_GATEWAY_DEFAULTS.memoryLimitMiB}, scaling out above ${targetCpu}% CPU).`,
-    `  At this run's rates per vCPU (measured with the kafkajs client in the same process, so the gateway alone uses less), 1 MB/s keeps the`,
+    `  At these rates per vCPU (which count the kafkajs client's CPU${r.tls ? ' and both ends of TLS' : ''}, so the gateway alone needs less), 1 MB/s keeps the`,
     `  default's tasks at up to ${f(defaultCpu)}% CPU (${defaultCpu < targetCpu ? 'no task added' : 'above the target: autoscaling would add tasks, not modeled'}) and the smallest task at up to ${f(smallestCpu)}%` +
-      (smallestCpu < targetCpu ? '.' : ` (above ${targetCpu}%: without maxCapacity ${SMALLEST_GATEWAY_PROPS.maxCapacity} autoscaling would add tasks).`),
+      (smallestCpu < targetCpu
+        ? '.'
+        : smallestCpu <= 100
+          ? ` (above ${targetCpu}%: without maxCapacity ${SMALLEST_GATEWAY_PROPS.maxCapacity} autoscaling would add tasks).`
+          : ' (more than the task has by this measure, which counts more than the gateway\'s CPU).'),
     '- DNS queries are left out: a client resolves the Cloud Map name once per connection, a negligible count beside the traffic; so are the',
     '  Secrets Manager API calls (a task reads the secret once, when it starts).',
     `- Not in the model: cross-AZ data transfer, $${p.crossAzGbEachWay.toFixed(2)}/GB out of one zone and $${p.crossAzGbEachWay.toFixed(2)}/GB into the other, for clients in another AZ than the task`,

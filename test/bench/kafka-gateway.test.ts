@@ -97,6 +97,7 @@ describe('kafkaGatewaySection', () => {
     perRequest: 200,
     recordBytes: 1024,
     gatewaySeconds: 1.3,
+    gatewayCpuMs: 1000,
     httpSeconds: 1.4,
     small: [
       { lingerMs: 25, producers: 8, seconds: 5, requests: 736, objects: 92, windows: Array.from({ length: 92 }, () => window(8, 6)) },
@@ -125,10 +126,10 @@ describe('kafkaGatewaySection', () => {
     expect(withTls).toMatch(/2,048 records\/s over TLS, 4,096 over plain TCP; TLS ran at 50% of plain TCP's rate/);
     // 4 MiB: 200 and 400 CPU ms per MiB.
     expect(withTls).toMatch(/spent 400\.0 CPU ms per MiB over TLS against 200\.0 over plain TCP \(200%\)/);
-    // 50 MB/s at 4 MB/s per vCPU (plain) and half that with TLS's CPU: 13 and 25 tasks.
+    // Sized by CPU: 50 MB/s at 5 MB/s per vCPU (plain) and 2.5 (TLS): 10 and 20 tasks.
     const row = withTls.split('\n').find((l) => l.startsWith('| 50 |'))!.split('|');
-    expect(row[3]).toMatch(/^ 13 × /);
-    expect(row[7]).toMatch(/^ 25 × /);
+    expect(row[3]).toMatch(/^ 10 × /);
+    expect(row[7]).toMatch(/^ 20 × /);
   });
 
   it('prints every price it uses and the effect of cross-AZ transfer', () => {
