@@ -177,12 +177,12 @@ export interface SmallRequestsResult {
   /** Produce requests the gateway answered, and intake objects (windows) it wrote. */
   readonly requests: number;
   readonly objects: number;
-  /** Each window seen: its partition appends (one per request here: a request carries one record) and its distinct partitions. */
+  /** Each window written: its produce requests and its distinct partitions. */
   readonly windows: readonly WindowSeen[];
 }
 
 export interface WindowSeen {
-  readonly appends: number;
+  readonly requests: number;
   readonly partitions: number;
 }
 
@@ -207,29 +207,6 @@ async function countIntake(ctx: SluiceContext): Promise<number> {
   return n;
 }
 
-/**
- * The partitions each of a gateway's windows appended to: the batcher tells its listeners every
- * appended partition of a window in one synchronous pass once the window is committed, so the
- * calls before the next microtask are one window's.
- */
-function watchWindows(gateway: KafkaGateway): { readonly windows: WindowSeen[]; stop(): void } {
-  const windows: WindowSeen[] = [];
-  let window: { partitions: Set<string>; appends: number } | undefined;
-  const stop = gateway.services.produceBatcher.onAppended((topic, partition) => {
-    if (!window) {
-      const current = { partitions: new Set<string>(), appends: 0 };
-      window = current;
-      queueMicrotask(() => {
-        windows.push({ appends: current.appends, partitions: current.partitions.size });
-        window = undefined;
-      });
-    }
-    window.partitions.add(`${topic.name}/${partition}`);
-    window.appends++;
-  });
-  return { windows, stop: () => void stop() };
-}
-
 /** `producers` kafkajs producers, each sending one 100 B record per request and waiting for its answer, for `seconds`. */
 async function smallRequests(ctx: SluiceContext, gateway: KafkaGateway, topic: string, producers: number, seconds: number): Promise<SmallRequestsResult> {
   const kafka = new Kafka({ clientId: 'bench', brokers: [`127.0.0.1:${gateway.port}`], logLevel: logLevel.NOTHING });
@@ -237,7 +214,8 @@ async function smallRequests(ctx: SluiceContext, gateway: KafkaGateway, topic: s
   await Promise.all(clients.map((p) => p.connect()));
   const objectsBefore = await countIntake(ctx);
   const requestsBefore = gateway.stats().apis.Produce?.requests ?? 0;
-  const windows = watchWindows(gateway);
+  const windows: WindowSeen[] = [];
+  const stopWatching = gateway.services.produceBatcher.onWindowWritten((w) => windows.push({ requests: w.requests, partitions: w.partitions }));
   const until = performance.now() + seconds * 1000;
   const started = performance.now();
   await Promise.all(
@@ -247,14 +225,14 @@ async function smallRequests(ctx: SluiceContext, gateway: KafkaGateway, topic: s
   );
   const elapsed = (performance.now() - started) / 1000;
   await Promise.all(clients.map((p) => p.disconnect()));
-  windows.stop();
+  stopWatching();
   return {
     lingerMs: gateway.services.produceBatcher.lingerMs,
     producers,
     seconds: elapsed,
     requests: (gateway.stats().apis.Produce?.requests ?? 0) - requestsBefore,
     objects: (await countIntake(ctx)) - objectsBefore,
-    windows: windows.windows,
+    windows,
   };
 }
 
@@ -373,12 +351,11 @@ const list = (xs: readonly string[]) => (xs.length <= 1 ? xs.join('') : `${xs.sl
 
 function smallRequestsLine(m: SmallRequestsResult): string {
   const perObject = m.requests / Math.max(1, m.objects);
-  const seen = m.windows.filter((w) => w.appends > 0);
-  // Each request here carries one record, so a window's appends are its requests.
-  const modeled = mean(seen.map((w) => distinctPartitions(16, w.appends)));
+  // Each request here carries one record: one partition, uniform over 16.
+  const modeled = mean(m.windows.map((w) => distinctPartitions(16, w.requests)));
   return (
     `- gateway linger ${f(m.lingerMs)} ms: ${f(m.requests)} produce requests in ${f(m.seconds, 1)} s (${f(m.requests / m.seconds)} requests/s), ` +
-    `${f(m.objects)} intake objects: **${f(perObject, 1)} requests per intake object**; ${f(mean(seen.map((w) => w.partitions)), 2)} distinct partitions per window ` +
+    `${f(m.objects)} intake objects: **${f(perObject, 1)} requests per intake object**; ${f(mean(m.windows.map((w) => w.partitions)), 2)} distinct partitions per window ` +
     `(the model's 16·(1−(15/16)^k) for each window's k requests gives ${f(modeled, 2)}); a request was answered in ${f((m.seconds * 1000 * m.producers) / Math.max(1, m.requests))} ms on average.`
   );
 }

@@ -91,7 +91,7 @@ describe('gateway windows', () => {
 });
 
 describe('kafkaGatewaySection', () => {
-  const window = (appends: number, partitions: number) => ({ appends, partitions });
+  const window = (requests: number, partitions: number) => ({ requests, partitions });
   const result: KafkaGatewayBenchResult = {
     records: 8000,
     perRequest: 200,
