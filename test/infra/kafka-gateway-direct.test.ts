@@ -14,6 +14,7 @@ import { SluiceLog } from '../../infra/sluice-log.js';
 import { SluiceStack } from '../../infra/sluice-stack.js';
 import { gatewayHealthCheckScript, type KafkaGatewayProps, type SluiceKafkaGateway } from '../../infra/sluice-kafka-gateway.js';
 import { roleActions, synthesize } from './synth.js';
+import { SMALLEST_GATEWAY_PROPS } from '../../bench/kafka-gateway.js';
 
 const SECRET_ARN = 'arn:aws:secretsmanager:eu-west-1:111122223333:secret:sluice-kafka-tls-AbCdEf';
 const OTHER_SECRET_ARN = 'arn:aws:secretsmanager:eu-west-1:111122223333:secret:unrelated-GhIjKl';
@@ -210,6 +211,16 @@ describe('kafkaGateway without a load balancer: props', () => {
     );
     t.hasOutput('KafkaBootstrapServers', { Value: 'kafka.sluice.internal:9092' });
     expect(Object.keys(t.findOutputs('KafkaLoadBalancerDnsName'))).toEqual([]);
+  });
+
+  it('deploys the bench\'s cheapest configuration: one 0.25 vCPU task, autoscaling pinned to it, a 5 s linger', () => {
+    const { template: t, nagErrors: errors } = synthDirect(() => ({ ...SMALLEST_GATEWAY_PROPS, linger: Duration.seconds(5) }));
+    const taskDefinition = Object.values(t.findResources('AWS::ECS::TaskDefinition') as Resources)[0].Properties;
+    expect(taskDefinition).toMatchObject({ Cpu: '256', Memory: '512' });
+    expect(Object.values(t.findResources('AWS::ECS::Service') as Resources)[0].Properties.DesiredCount).toBe(1);
+    t.hasResourceProperties('AWS::ApplicationAutoScaling::ScalableTarget', { MinCapacity: 1, MaxCapacity: 1 });
+    expect(environment(t).SLUICE_KAFKA_LINGER_MS).toBe('5000');
+    expect(errors).toEqual([]);
   });
 
   it('refuses each wrong combination of the two modes\' props, naming the prop', () => {
