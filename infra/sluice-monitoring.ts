@@ -98,11 +98,13 @@ export class SluiceMonitoring extends Construct {
 
   /**
    * Dashboard rows for the Kafka gateway: its own metrics (requests, errors and latency per API,
-   * open connections; lib/kafka/gateway-metrics.ts) and the tasks' CPU and memory; with a load
+   * open connections, produce windows, failed TLS handshakes; lib/kafka/gateway-metrics.ts) and the tasks' CPU and memory; with a load
    * balancer its connections, resets and healthy tasks and an alarm on unhealthy tasks; without
    * one the running tasks and their network bytes and an alarm when fewer than minCapacity run.
    */
   addKafkaGateway(gateway: SluiceKafkaGateway): void {
+    const gatewayMetric = (metricName: string, statistic: string, label: string, period = PERIOD) =>
+      new cloudwatch.Metric({ namespace: METRIC_NAMESPACE, metricName, dimensionsMap: { service: this.serviceName }, statistic, period, label });
     const perApi = (metricName: string, statistic: string, label: string) =>
       new cloudwatch.MathExpression({
         expression: `SEARCH('{${METRIC_NAMESPACE},api,service} MetricName="${metricName}" service="${this.serviceName}"', '${statistic}', ${PERIOD.toSeconds()})`,
@@ -113,15 +115,18 @@ export class SluiceMonitoring extends Construct {
       graph('Kafka requests by API', [perApi(SluiceMetric.KafkaRequests, 'Sum', 'requests')]),
       graph('Kafka request errors by API', [perApi(SluiceMetric.KafkaRequestErrors, 'Sum', 'errors')]),
       graph('Kafka request latency by API (ms)', [perApi(SluiceMetric.KafkaRequestLatency, 'Average', 'latency')]),
-      graph('Kafka connections (all tasks)', [
-        new cloudwatch.Metric({
-          namespace: METRIC_NAMESPACE,
-          metricName: SluiceMetric.KafkaConnections,
-          dimensionsMap: { service: this.serviceName },
-          statistic: 'Sum',
-          period: Duration.minutes(1),
-        }),
+      graph('Kafka connections (all tasks)', [gatewayMetric(SluiceMetric.KafkaConnections, 'Sum', 'connections', Duration.minutes(1))]),
+    );
+    // The produce batcher's windows: how many intake objects the gateway writes, and what each
+    // carries. Requests and partitions per window are what the gateway's cost per GB turns on.
+    this.dashboard.addWidgets(
+      graph('Kafka produce windows (intake objects)', [gatewayMetric(SluiceMetric.KafkaProduceWindows, 'Sum', 'windows')]),
+      graph('Kafka produce window contents (mean requests / partitions)', [
+        gatewayMetric(SluiceMetric.KafkaProduceWindowRequests, 'Average', 'requests'),
+        gatewayMetric(SluiceMetric.KafkaProduceWindowPartitions, 'Average', 'partitions'),
       ]),
+      graph('Kafka produce window write (ms)', [gatewayMetric(SluiceMetric.KafkaProduceWindowLatency, 'Average', 'PUT + commits')]),
+      graph('Kafka TLS handshakes failed (gateway-terminated TLS)', [gatewayMetric(SluiceMetric.KafkaTlsHandshakeErrors, 'Sum', 'failed handshakes')]),
     );
     const resources = graph('Kafka gateway CPU / memory (%)', [
       gateway.service.metricCpuUtilization({ period: PERIOD }),

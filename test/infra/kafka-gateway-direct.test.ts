@@ -145,7 +145,7 @@ describe('kafkaGateway with loadBalancer: false', () => {
 
   it('shows the running tasks and their network bytes instead of load balancer metrics, and alarms when fewer than minCapacity run', () => {
     const body = JSON.stringify(Object.values(template.findResources('AWS::CloudWatch::Dashboard') as Resources)[0].Properties.DashboardBody);
-    for (const text of ['Kafka requests by API', 'KafkaConnections', 'Kafka gateway CPU / memory (%)', 'Kafka gateway tasks (running / desired)', 'RunningTaskCount', 'NetworkRxBytes']) {
+    for (const text of ['Kafka requests by API', 'KafkaConnections', 'KafkaProduceWindowRequests', 'KafkaTlsHandshakeErrors', 'Kafka gateway CPU / memory (%)', 'Kafka gateway tasks (running / desired)', 'RunningTaskCount', 'NetworkRxBytes']) {
       expect(body).toContain(text);
     }
     for (const text of ['AWS/NetworkELB', 'ActiveFlowCount', 'HealthyHostCount', 'Kafka resets']) expect(body).not.toContain(text);

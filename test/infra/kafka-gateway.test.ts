@@ -155,7 +155,7 @@ describe('SluiceLog with kafkaGateway', () => {
     const dashboard = Object.values(template.findResources('AWS::CloudWatch::Dashboard') as Resources)[0];
     const body = JSON.stringify(dashboard.Properties.DashboardBody);
     expect(body).toContain('Kafka connections (active / new)');
-    for (const text of ['Kafka requests by API', 'SEARCH(', 'KafkaRequests', 'KafkaRequestErrors', 'KafkaRequestLatency', 'KafkaConnections']) expect(body).toContain(text);
+    for (const text of ['Kafka requests by API', 'SEARCH(', 'KafkaRequests', 'KafkaRequestErrors', 'KafkaRequestLatency', 'KafkaConnections', 'KafkaProduceWindows', 'KafkaProduceWindowPartitions', 'KafkaProduceWindowLatency']) expect(body).toContain(text);
   });
 
   it('passes cdk-nag (AwsSolutions) without unsuppressed errors', () => {
