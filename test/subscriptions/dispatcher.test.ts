@@ -193,8 +193,10 @@ describe('the dispatcher', () => {
     const topic: TopicMetadata = await createTopic(ctx, 'shared', 4);
     target.reply = (b) => (b.subscription === 'shared' ? { status: 200, delayMs: 5 } : { status: 200 });
     const sub = await subscribe({ name: 'shared', topic: 'shared', batchSize: 5 });
+    // Each may hold at most half the partitions: dispatchers do not balance among themselves, so an
+    // uncapped one that polls first could lease all four and leave the other nothing to share.
     dispatch({ subscriptions: ['shared'], ownerId: 'one', maxPartitions: 2 });
-    dispatch({ subscriptions: ['shared'], ownerId: 'two' });
+    dispatch({ subscriptions: ['shared'], ownerId: 'two', maxPartitions: 2 });
     for (let round = 0; round < 3; round++) for (let p = 0; p < 4; p++) await appendValues(ctx, topic, p, Array.from({ length: 20 }, (_, i) => `r${round}-${i}`));
     await waitFor(async () => (await committedOffsets(sub.group)).join() === '60,60,60,60', 'the commits at the log end');
     expect(new Set((await listDeliveryLeases(ctx, 'shared')).map((l) => l.owner))).toEqual(new Set(['one', 'two']));
