@@ -13,6 +13,7 @@ import {
   crossAzPerGb,
   gatewayIngestPerGb,
   kafkaGatewaySection,
+  leastLingerMeeting,
   sizedDeployment,
 } from '../../bench/kafka-gateway.js';
 import { KAFKA_GATEWAY_DEFAULTS } from '../../infra/sluice-kafka-gateway.js';
@@ -135,5 +136,25 @@ describe('kafkaGatewaySection', () => {
   it('prints every price it uses and the effect of cross-AZ transfer', () => {
     for (const price of ['$0.03238', '$0.00356', '$0.0225', '$0.006', '$0.50/month', '$0.10 per', '$0.40 per', '730 hours', '$0.01/GB']) expect(text).toContain(price);
     expect(text).toMatch(/would add \$0\.0200\/GB/);
+  });
+});
+
+describe('the least gateway linger meeting the target', () => {
+  it('is the first 50 ms step at or under 1/8 of Kinesis, the step before it above', () => {
+    for (const mode of ['nlb', 'direct'] as const) {
+      for (const deployment of [SMALLEST_DEPLOYMENT, DEFAULT_DEPLOYMENT]) {
+        const least = leastLingerMeeting(COUNTED, mode, deployment);
+        if (!least) {
+          const longest = gatewayIngestPerGb(COUNTED, { mode, deployment, lingerMs: 60_000 });
+          expect(longest.total).toBeGreaterThan(longest.kinesis / 8);
+          continue;
+        }
+        expect(least.cost.total).toBeLessThanOrEqual(least.cost.kinesis / 8);
+        if (least.lingerMs > 50) {
+          const before = gatewayIngestPerGb(COUNTED, { mode, deployment, lingerMs: least.lingerMs - 50 });
+          expect(before.total).toBeGreaterThan(before.kinesis / 8);
+        }
+      }
+    }
   });
 });
