@@ -516,7 +516,7 @@ export function kafkaGatewaySection(r: KafkaGatewayBenchResult, counted: Counted
     `  they reach, in both modes. If all produce traffic crossed AZs it would add ${usd(crossAz)}/GB: the cheapest configuration above (${cheapest.m.label}, ${cheapest.row.deployment.name},`,
     `  ${f(cheapest.row.linger)} ms, ${usd(cheapest.cost.total)}/GB) would cost ${usd(cheapest.cost.total + crossAz)}/GB, ${pct((cheapest.cost.total + crossAz) / kinesis)} of Kinesis` +
       `${cheapest.cost.total + crossAz <= target ? ', still within the target' : `, above the target`}. Clients in the same AZ as the task they reach pay none.`,
-    '- The NLB model is not zonal either: one NLB-hour and one NLCU-hour per GB however many zones it serves, and no transfer charge for',
-    '  cross-zone load balancing (an NLB node forwarding to a task in another zone).',
+    '- The NLB model is not zonal either: one NLB-hour and one NLCU-hour per GB however many zones it serves; it leaves out the cross-AZ',
+    '  transfer AWS bills when an NLB node forwards to a task in another zone (cross-zone load balancing, which the construct turns on).',
   ].join('\n');
 }
