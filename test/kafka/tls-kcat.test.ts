@@ -1,42 +1,19 @@
 // librdkafka (kcat) over the gateway's own TLS (security.protocol=ssl): trusting the test
 // certificate it produces and consumes back; trusting only the system's CAs it is refused and
 // writes nothing. Skips with a loud message where kcat is missing; .ci/run installs it.
-import { execFile, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TopicMetadata, createTopic } from '../../lib/metadata/topics.js';
 import { readAll } from '../log/read-all.js';
+import { kcatInstalled, kcatWith } from './kcat-runner.js';
 import { startTestGateway, type TestGateway } from './support.js';
 
-const run = promisify(execFile);
-const kcat = await run('kcat', ['-V']).then(
-  () => true,
-  () => false,
-);
+const kcat = kcatInstalled;
 if (!kcat) console.warn('\n*** kcat is not installed: the kcat TLS tests of the Kafka gateway are SKIPPED (apt-get install kcat) ***\n');
 
 const CRT_PATH = fileURLToPath(new URL('../fixtures/tls/localhost.crt', import.meta.url));
 const KEY_PATH = fileURLToPath(new URL('../fixtures/tls/localhost.key', import.meta.url));
-
-/** Runs kcat with `input` on stdin; resolves with its stdout, rejects on a non-zero exit. */
-function kcatWith(args: string[], input = ''): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('kcat', args, { stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      if (code === 0) resolve(stdout);
-      else reject(new Error(`kcat ${args.join(' ')} exited ${code}: ${stderr}`));
-    });
-    child.stdin.end(input);
-  });
-}
 
 describe.skipIf(!kcat)('kcat (librdkafka) over TLS', () => {
   let kafka: TestGateway;
