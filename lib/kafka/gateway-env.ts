@@ -10,6 +10,7 @@
 //   KAFKA_TLS_CERT                        the certificate (chain, leaf first), PEM contents: the gateway
 //                                         terminates TLS itself                       @default plain TCP
 //   KAFKA_TLS_KEY                         its private key, PEM contents; both or neither
+//   SLUICE_KAFKA_TLS_HANDSHAKE_TIMEOUT_MS how long a client may take to finish its TLS handshake  @default 10000
 //   SLUICE_KAFKA_AUTH                     'iam' (SASL/OAUTHBEARER, IAM tokens) or 'none'  @default iam
 //   SLUICE_KAFKA_GATEWAY_ID               the id IAM tokens are bound to              @default KAFKA_ADVERTISED_HOST
 //   SLUICE_KAFKA_ALLOWED_PRINCIPALS       comma-separated account ids and ARNs        @default every principal
@@ -39,7 +40,7 @@ export interface GatewayEnvironment {
   readonly socketRequestMaxBytes?: number;
   readonly shutdownGraceMs: number;
   /** Undefined: plain TCP. */
-  readonly tls?: { readonly cert: string; readonly key: string };
+  readonly tls?: { readonly cert: string; readonly key: string; readonly handshakeTimeoutMs?: number };
 }
 
 export function gatewayEnvironment(env: NodeJS.ProcessEnv = process.env): GatewayEnvironment {
@@ -70,12 +71,12 @@ export function gatewayEnvironment(env: NodeJS.ProcessEnv = process.env): Gatewa
     connectionsMaxIdleMs: integer('SLUICE_KAFKA_CONNECTIONS_MAX_IDLE_MS', 1000, 86_400_000),
     socketRequestMaxBytes: integer('SLUICE_KAFKA_SOCKET_REQUEST_MAX_BYTES', 1024, 2 ** 31 - 1),
     shutdownGraceMs: integer('SLUICE_KAFKA_SHUTDOWN_GRACE_MS', 0, 600_000) ?? 20_000,
-    tls: tlsOf(env),
+    tls: tlsOf(env, integer('SLUICE_KAFKA_TLS_HANDSHAKE_TIMEOUT_MS', 100, 600_000)),
   };
 }
 
 /** KAFKA_TLS_CERT and KAFKA_TLS_KEY, checked: both or neither, PEM, and a key that belongs to the certificate. */
-function tlsOf(env: NodeJS.ProcessEnv): GatewayEnvironment['tls'] {
+function tlsOf(env: NodeJS.ProcessEnv, handshakeTimeoutMs: number | undefined): GatewayEnvironment['tls'] {
   const pem = (name: string): string | undefined => {
     const raw = env[name]?.trim();
     if (!raw) return undefined;
@@ -83,7 +84,10 @@ function tlsOf(env: NodeJS.ProcessEnv): GatewayEnvironment['tls'] {
   };
   const cert = pem('KAFKA_TLS_CERT');
   const key = pem('KAFKA_TLS_KEY');
-  if (!cert && !key) return undefined;
+  if (!cert && !key) {
+    if (handshakeTimeoutMs !== undefined) throw new Error('SLUICE_KAFKA_TLS_HANDSHAKE_TIMEOUT_MS needs KAFKA_TLS_CERT and KAFKA_TLS_KEY: without them the gateway serves plain TCP');
+    return undefined;
+  }
   if (!cert || !key) {
     const [given, missing] = cert ? ['KAFKA_TLS_CERT', 'KAFKA_TLS_KEY'] : ['KAFKA_TLS_KEY', 'KAFKA_TLS_CERT'];
     throw new Error(`${given} is set but ${missing} is not: the gateway terminates TLS with both (PEM contents) or serves plain TCP with neither`);
@@ -104,5 +108,5 @@ function tlsOf(env: NodeJS.ProcessEnv): GatewayEnvironment['tls'] {
     throw new Error(`KAFKA_TLS_KEY does not hold a readable private key (an encrypted key is not supported): ${(e as Error).message}`);
   }
   if (!certificate.checkPrivateKey(privateKey)) throw new Error(`KAFKA_TLS_KEY is not the private key of the certificate in KAFKA_TLS_CERT (${certificate.subject.replace(/\n/g, ', ')})`);
-  return { cert, key };
+  return handshakeTimeoutMs === undefined ? { cert, key } : { cert, key, handshakeTimeoutMs };
 }

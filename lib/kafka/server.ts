@@ -12,6 +12,7 @@ import { KAFKA_APIS } from './apis/index.js';
 import { FetchWaiter } from './fetch-waiter.js';
 import { GatewayConnection } from './gateway-connection.js';
 import { GatewayMetrics, type GatewayStats } from './gateway-metrics.js';
+import { HandshakeFailureLog } from './handshake-failure-log.js';
 import { type KafkaGatewayTls, listen } from './listener.js';
 import type { GatewayServices, GatewaySettings } from './gateway-services.js';
 import { ProduceBatcher } from './produce-batcher.js';
@@ -85,6 +86,7 @@ export async function startKafkaGateway(ctx: SluiceContext, options: KafkaGatewa
     connectionsMaxIdleMs: options.connectionsMaxIdleMs ?? DEFAULT_CONNECTIONS_MAX_IDLE_MS,
   };
   const metrics = new GatewayMetrics(ctx.metrics);
+  const handshakeFailures = new HandshakeFailureLog((message, fields) => logger.warn(message, fields));
   const connections = new Set<GatewayConnection>();
   let closing: Promise<void> | undefined;
   let dispatcher: RequestDispatcher | undefined;
@@ -101,7 +103,7 @@ export async function startKafkaGateway(ctx: SluiceContext, options: KafkaGatewa
       },
       onHandshakeError: (error, peer) => {
         metrics.tlsHandshakeError();
-        logger.warn('kafka TLS handshake failed', { peer, code: error.code, reason: handshakeFailure(error) });
+        handshakeFailures.failed({ peer, code: error.code, reason: handshakeFailure(error) });
       },
     },
   );
@@ -134,6 +136,7 @@ export async function startKafkaGateway(ctx: SluiceContext, options: KafkaGatewa
   dispatcher = new RequestDispatcher(services, apis, metrics);
   server.on('error', (e) => logger.error('kafka gateway server error', { error: e }));
   const publish = () => {
+    handshakeFailures.endInterval();
     try {
       metrics.publish();
     } catch (e) {

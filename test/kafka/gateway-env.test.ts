@@ -38,6 +38,16 @@ describe('gatewayEnvironment', () => {
     expect(gatewayEnvironment({ ...BASE, KAFKA_TLS_CERT: oneLine(CERT), KAFKA_TLS_KEY: oneLine(KEY) }).tls).toEqual({ cert: CERT.trim(), key: KEY.trim() });
   });
 
+  it('reads the TLS handshake timeout, only beside the pair', () => {
+    expect(gatewayEnvironment({ ...BASE, KAFKA_TLS_CERT: CERT, KAFKA_TLS_KEY: KEY, SLUICE_KAFKA_TLS_HANDSHAKE_TIMEOUT_MS: '2500' }).tls).toEqual({
+      cert: CERT.trim(),
+      key: KEY.trim(),
+      handshakeTimeoutMs: 2500,
+    });
+    expect(() => gatewayEnvironment({ ...BASE, KAFKA_TLS_CERT: CERT, KAFKA_TLS_KEY: KEY, SLUICE_KAFKA_TLS_HANDSHAKE_TIMEOUT_MS: '0' })).toThrow(/SLUICE_KAFKA_TLS_HANDSHAKE_TIMEOUT_MS must be an integer 100-600000/);
+    expect(() => gatewayEnvironment({ ...BASE, SLUICE_KAFKA_TLS_HANDSHAKE_TIMEOUT_MS: '2500' })).toThrow(/needs KAFKA_TLS_CERT and KAFKA_TLS_KEY/);
+  });
+
   it('refuses one of the pair without the other', () => {
     expect(() => gatewayEnvironment({ ...BASE, KAFKA_TLS_CERT: CERT })).toThrow(
       'KAFKA_TLS_CERT is set but KAFKA_TLS_KEY is not: the gateway terminates TLS with both (PEM contents) or serves plain TCP with neither',
