@@ -236,7 +236,11 @@ describe('the dispatcher', () => {
     await appendValues(ctx, topic, 0, ['a', 'b', 'c']);
     await appendValues(ctx, topic, 1, ['d']);
     const sub = await subscribe({ name: 'timed', topic: 'timed' });
-    const report = await runDispatcherFor(ctx, { ...fast, subscriptions: ['timed'], deadlineMs: ctx.now() + 2_500 });
+    // A worker stops delivering once its lease is within a fifth of expiring (its renewal late), and
+    // the dispatcher takes the lease again: with `fast`'s 3 s leases a loaded machine can do that
+    // within the run. 10 s leases keep this test about the deadline and the hand-over.
+    const slow = { ...fast, leaseMs: 10_000 };
+    const report = await runDispatcherFor(ctx, { ...slow, subscriptions: ['timed'], deadlineMs: ctx.now() + 2_500 });
     expect(report).toMatchObject({ leasesTaken: 2, recordsDelivered: 4, deliveryFailures: 0, onFailureRecords: 0, errors: 0 });
     expect(await committedOffsets(sub.group)).toEqual([3, 1]);
     const leases = await listDeliveryLeases(ctx, 'timed');
@@ -246,7 +250,7 @@ describe('the dispatcher', () => {
     ]);
     // The next run takes the leases at once, with new epochs, and goes on from the commits.
     await appendValues(ctx, topic, 1, ['e']);
-    const next = await runDispatcherFor(ctx, { ...fast, subscriptions: ['timed'], deadlineMs: ctx.now() + 1_500 });
+    const next = await runDispatcherFor(ctx, { ...slow, subscriptions: ['timed'], deadlineMs: ctx.now() + 1_500 });
     expect(next).toMatchObject({ leasesTaken: 2, recordsDelivered: 1 });
     expect((await listDeliveryLeases(ctx, 'timed')).map((l) => l.epoch)).toEqual([2, 2]);
     expect(target.accepted('timed').flatMap((b) => b.values).sort()).toEqual(['a', 'b', 'c', 'd', 'e']);
